@@ -1,0 +1,42 @@
+# subledger: `make run` builds and runs the nightly job on sample-data/ into Reports/; `make test` runs every test.
+SWIFT    ?= swift
+RELEASE  := .build/release/subledger
+SAMPLE   := sample-data
+REPORTS  := Reports
+
+.PHONY: all setup build run test bench sample-data clean
+
+all: build
+
+# The two system libraries the package links (SQLite and zlib), from Debian, installed only when missing.
+setup:
+	@missing=""; \
+	for p in libsqlite3-dev zlib1g-dev; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: setup
+	$(SWIFT) build -c release --product subledger
+
+run: build
+	@mkdir -p $(REPORTS)
+	$(RELEASE) run --db $(REPORTS)/subledger.sqlite --out $(REPORTS) \
+	  --apple-root-ca $(SAMPLE)/apple-root.der --prices $(SAMPLE)/prices.csv $(SAMPLE)/archives
+
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	./scripts/bench.sh
+
+# Regenerates the committed sample data from its fixed seed.
+sample-data: build
+	rm -rf $(SAMPLE)/archives $(SAMPLE)/truth.json $(SAMPLE)/prices.csv $(SAMPLE)/apple-root.der
+	$(RELEASE) simulate --out $(SAMPLE) --subscribers 400 --months 18 --seed 20240101
+
+clean:
+	rm -rf .build $(REPORTS)/*.csv $(REPORTS)/*.json $(REPORTS)/*.html $(REPORTS)/*.sqlite*

@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The pipeline, one module per stage; data flows one way:
+//   Ingest (containers → records) → AppStore / PlayStore (payloads → facts → histories)
+//   → Ledger (SQLite store of facts) → Metrics (timelines → tables) → Reporting (CSV, JSON, HTML)
+// `Facts` is the vocabulary the stages share; `Pipeline` composes the stages; `subledger` is the thin CLI.
+// `Simulator` stands on the side and shares no code with the pipeline, so its truth is independent.
+let package = Package(
+    name: "subledger",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "subledger", targets: ["subledger"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    ],
+    targets: [
+        .systemLibrary(name: "SystemZlib", path: "Sources/SystemZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "SystemSQLite", path: "Sources/SystemSQLite", providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "Facts"),
+        .target(name: "Ingest", dependencies: [
+            "Facts",
+            "SystemZlib",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "AppStore", dependencies: [
+            "Facts", "Ingest",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+        .target(name: "PlayStore", dependencies: ["Facts", "Ingest"]),
+        .target(name: "Ledger", dependencies: [
+            "Facts", "Ingest", "SystemSQLite",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "Metrics", dependencies: ["Facts"]),
+        .target(name: "Reporting", dependencies: ["Metrics", "Facts"]),
+        .target(name: "Pipeline", dependencies: [
+            "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Reporting",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Simulator", dependencies: [
+            "SystemZlib",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
+        .executableTarget(name: "subledger", dependencies: [
+            "Pipeline", "Simulator", "Facts",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Facts"]),
+        .testTarget(name: "AppStoreTests", dependencies: [
+            "AppStore", "Facts", "Ingest",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+        .testTarget(name: "PlayStoreTests", dependencies: ["PlayStore", "Facts", "Ingest"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Facts", "Ingest"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Facts"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Metrics", "Facts"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Pipeline", "Simulator", "Facts"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,89 @@
+/// One thing a store payload states about a subscription or a purchase: the unit the ledger stores.
+///
+/// Translators (`AppStore`, `PlayStore`) turn each record into facts; the ledger keeps the *set* of facts
+/// (identical facts from several records are stored once), and at report time each store's history builder
+/// turns the facts of one subscription back into a ``SubscriptionHistory``. Because the ledger keeps a set and
+/// the builders are pure functions of it, the order in which records arrive never changes a number.
+///
+/// The columns are generic so that the ledger needs no knowledge of either store; what each column means for a
+/// given ``kind`` is documented by the store module that writes it (`AppleFactKind`, `GoogleFactKind`) and
+/// summarised in `docs/DESIGN.md`. Only two kinds have a meaning the ledger relies on:
+/// ``Kind/link`` (this subject continues the subject in ``ref``) and ``Kind/user``.
+public struct Fact: Sendable, Hashable {
+    /// The store the fact comes from.
+    public var platform: Platform
+    /// What the fact is about: Apple `original_transaction_id`, Google purchase token, or for a one-time
+    /// purchase its transaction id / token.
+    public var subject: String
+    /// What kind of statement this is; namespaced raw values such as `period`, `renewal_status`.
+    public var kind: Kind
+    /// The instant the fact is about (ms, UTC): a period's start, an event's time. Never the time it was logged.
+    public var at: Millis
+    /// When the store made the statement (ms, UTC): a notification's `signedDate` / `eventTimeMillis`, a
+    /// receipt's `request_date_ms`, else the envelope's `received_at`. Later statements win when two disagree.
+    public var observedAt: Millis
+    /// A kind-specific identifier: a period's transaction id or order id, a linked purchase token, a user id.
+    public var ref: String?
+    /// A second kind-specific identifier or raw enum value (kept verbatim, also when unknown to us).
+    public var detail: String?
+    /// The product (Apple `product_id`, Google subscription / product id).
+    public var productId: String?
+    /// A second instant (ms, UTC): a period's end, a grace period's end, a scheduled resume.
+    public var end: Millis?
+    /// An amount in millionths of the currency's major unit (Google micros; Apple milliunits × 1000).
+    public var amountMicros: Int64?
+    /// ISO 4217 currency code of ``amountMicros``, or the currency a record's context names.
+    public var currency: String?
+    /// Kind-specific booleans.
+    public var flags: Flags
+
+    public init(platform: Platform, subject: String, kind: Kind, at: Millis, observedAt: Millis,
+                ref: String? = nil, detail: String? = nil, productId: String? = nil, end: Millis? = nil,
+                amountMicros: Int64? = nil, currency: String? = nil, flags: Flags = []) {
+        self.platform = platform
+        self.subject = subject
+        self.kind = kind
+        self.at = at
+        self.observedAt = observedAt
+        self.ref = ref
+        self.detail = detail
+        self.productId = productId
+        self.end = end
+        self.amountMicros = amountMicros
+        self.currency = currency
+        self.flags = flags
+    }
+
+    /// A fact kind: an open set of raw strings, so that a store module can add kinds without touching the ledger.
+    public struct Kind: RawRepresentable, Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { self.rawValue = value }
+        public var description: String { rawValue }
+        public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// `subject` continues the subscription whose subject is `ref` (Google `linkedPurchaseToken`):
+        /// the ledger joins such subjects into one subscription named by the first subject of the chain.
+        public static let link: Kind = "link"
+        /// `ref` is the app's own user id for `subject` (envelope `app_user_id`, Apple `appAccountToken`,
+        /// Google `obfuscatedExternalAccountId`).
+        public static let user: Kind = "user"
+    }
+
+    /// Kind-specific booleans, stored as one integer.
+    public struct Flags: OptionSet, Sendable, Hashable {
+        public var rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// A free-trial period.
+        public static let trial = Flags(rawValue: 1 << 0)
+        /// Apple `is_upgraded`: the period was ended by an upgrade, its cancellation is not a refund.
+        public static let upgraded = Flags(rawValue: 1 << 1)
+        /// An on/off value of the kind is on (auto-renew on, in billing retry, ...).
+        public static let on = Flags(rawValue: 1 << 2)
+        /// An introductory (discounted, not free) price.
+        public static let introductory = Flags(rawValue: 1 << 3)
+        /// The value is an estimate the store did not state (e.g. a Google period start inferred from the
+        /// previous expiry); a stated value for the same thing wins over it.
+        public static let inferred = Flags(rawValue: 1 << 4)
+    }
+}

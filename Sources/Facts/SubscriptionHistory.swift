@@ -1,0 +1,146 @@
+/// Everything the metrics need to know about one subscription, rebuilt from its facts by the store's history
+/// builder. Store-agnostic: `Metrics` never looks at a store payload or a fact, only at this.
+///
+/// Invariants (builders guarantee them, `Metrics` relies on them):
+/// - ``periods`` are sorted by ``Period/start``, then ``Period/id``; a period's `start < end`.
+/// - Periods of one subscription do not overlap, except where an upgrade ends the old period at the change
+///   (the old period's ``Period/end`` is then the change time and its ``Period/endReason`` is ``EndReason/replaced``).
+/// - ``episodes`` are sorted by ``BillingEpisode/failedAt``.
+/// - All instants are milliseconds since the epoch, UTC. Nothing is cut at the as-of time: `Metrics` does that.
+public struct SubscriptionHistory: Sendable, Hashable {
+    public var platform: Platform
+    /// Apple `original_transaction_id`; Google: the first purchase token of the chain.
+    public var id: String
+    /// Access periods (store transactions / orders), trial and paid.
+    public var periods: [Period]
+    /// Billing-issue episodes.
+    public var episodes: [BillingEpisode]
+    /// One-time purchases (consumables, non-consumables, Google in-app products) that belong to this subject.
+    /// A subject with purchases and no periods is not a subscription and counts only in revenue.
+    public var purchases: [OneTimePurchase]
+    /// Currencies seen anywhere on this subscription, for periods whose own currency is unknown
+    /// (`metrics.md`: "else from another record of the same subscription"). Sorted.
+    public var currencies: [String]
+
+    public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
+                purchases: [OneTimePurchase] = [], currencies: [String] = []) {
+        self.platform = platform
+        self.id = id
+        self.periods = periods
+        self.episodes = episodes
+        self.purchases = purchases
+        self.currencies = currencies
+    }
+}
+
+/// One store transaction (Apple) or order (Google) granting access over `[start, end)`.
+public struct Period: Sendable, Hashable {
+    /// Apple `transaction_id`; Google `orderId` (`GPA.…` for the first, `GPA.…..N` for renewal N).
+    public var id: String
+    public var productId: String
+    /// Start of access (ms, UTC).
+    public var start: Millis
+    /// End of access as granted (ms, UTC), before any revocation; exclusive. For Google this is the order's own
+    /// expiry, never the expiry extended by a grace period.
+    public var end: Millis
+    /// When the store charged for it (ms, UTC): Apple `purchase_date_ms`, Google the order's charge time.
+    /// Usually equal to ``start``.
+    public var chargedAt: Millis
+    /// A free trial (no charge). Introductory prices are paid periods.
+    public var isTrial: Bool
+    /// Price in millionths of the major unit of ``currency``, when the payload states it.
+    public var priceMicros: Int64?
+    /// ISO 4217 currency of the price, when known from the payload or its context.
+    public var currency: String?
+    /// Refund or revocation time (ms, UTC); access ends there. Never set for an upgrade's cancellation.
+    public var revokedAt: Millis?
+    /// Share of the price refunded, in thousandths of a percent (Apple `revocationPercentage`): 100000 = all.
+    public var refundedPerHundredThousand: Int64
+    /// Why access stopped at ``end`` when no later period continues it.
+    public var endReason: EndReason
+
+    public init(id: String, productId: String, start: Millis, end: Millis, chargedAt: Millis? = nil,
+                isTrial: Bool = false, priceMicros: Int64? = nil, currency: String? = nil,
+                revokedAt: Millis? = nil, refundedPerHundredThousand: Int64 = 100_000,
+                endReason: EndReason = .unknown) {
+        self.id = id
+        self.productId = productId
+        self.start = start
+        self.end = end
+        self.chargedAt = chargedAt ?? start
+        self.isTrial = isTrial
+        self.priceMicros = priceMicros
+        self.currency = currency
+        self.revokedAt = revokedAt
+        self.refundedPerHundredThousand = refundedPerHundredThousand
+        self.endReason = endReason
+    }
+}
+
+/// Why a subscription's access stopped at the end of a period that nothing continued.
+/// Maps onto the churn reasons of `metrics.md`.
+public enum EndReason: String, Sendable, Hashable, Codable {
+    /// Auto-renew was off at the period end (user cancelled): voluntary churn.
+    case voluntary
+    /// The renewal charge failed (see the subscription's episodes): involuntary churn, at the grace end.
+    case billingIssue = "billing_issue"
+    /// Ended by an upgrade, downgrade or crossgrade to another period of the same subscription: no churn.
+    case replaced
+    /// A Google pause began: paused churn.
+    case paused
+    /// The user declined a price increase: other churn.
+    case priceIncrease = "price_increase"
+    /// The product was not available for renewal: other churn.
+    case productUnavailable = "product_unavailable"
+    /// The developer cancelled the subscription: other churn.
+    case developerCancel = "developer_cancel"
+    /// Nothing in the archive says why: other churn.
+    case unknown
+}
+
+/// A billing-issue episode (`metrics.md`): the renewal charge at ``failedAt`` (E) failed; the grace phase runs
+/// to ``graceEnd`` (G, equal to E when the app offers no grace); then the retry phase (Apple billing retry,
+/// Google account hold) until the outcome.
+public struct BillingEpisode: Sendable, Hashable {
+    /// E: end of the period whose renewal failed (ms, UTC).
+    public var failedAt: Millis
+    /// G: end of the grace period (ms, UTC); `== failedAt` without grace.
+    public var graceEnd: Millis
+    public var outcome: Outcome
+
+    public init(failedAt: Millis, graceEnd: Millis, outcome: Outcome) {
+        self.failedAt = failedAt
+        self.graceEnd = graceEnd
+        self.outcome = outcome
+    }
+
+    public enum Outcome: Sendable, Hashable {
+        /// Recovered at T: a new paid period started then.
+        case recovered(at: Millis)
+        /// Lost at L: expired, cancelled or refunded; for Apple archives with no expiry notice, E + 60 days.
+        case lost(at: Millis)
+        /// No outcome in the archive yet.
+        case open
+    }
+}
+
+/// A one-time purchase (Apple consumable / non-consumable, Google in-app product).
+public struct OneTimePurchase: Sendable, Hashable {
+    /// Apple `transaction_id`; Google `orderId`, else the purchase token.
+    public var id: String
+    public var productId: String
+    public var purchasedAt: Millis
+    public var priceMicros: Int64?
+    public var currency: String?
+    public var revokedAt: Millis?
+
+    public init(id: String, productId: String, purchasedAt: Millis, priceMicros: Int64? = nil,
+                currency: String? = nil, revokedAt: Millis? = nil) {
+        self.id = id
+        self.productId = productId
+        self.purchasedAt = purchasedAt
+        self.priceMicros = priceMicros
+        self.currency = currency
+        self.revokedAt = revokedAt
+    }
+}

@@ -1,0 +1,232 @@
+/// A byte-level JSON parser (RFC 8259) into ``JSON``.
+///
+/// Written for this pipeline's hot path: records are parsed straight from the decompressed bytes with no
+/// intermediate `Data` or `String`, and no Foundation boxing. Nesting is limited to ``maximumDepth`` so that a
+/// hostile record cannot exhaust the stack.
+public struct JSONParser {
+    /// Deepest nesting accepted; store payloads nest fewer than ten levels.
+    public static let maximumDepth = 512
+
+    /// Parses one complete JSON text; surrounding whitespace is allowed, anything else after the value is not.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSON {
+        let result: Result<JSON, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            do throws(JSONParseError) { return .success(try parse(buffer: buffer)) } catch { return .failure(error) }
+        }
+        if let result { return try result.get() }
+        let array = Array(bytes)
+        let copied: Result<JSON, JSONParseError> = array.withUnsafeBufferPointer { buffer in
+            do throws(JSONParseError) { return .success(try parse(buffer: buffer)) } catch { return .failure(error) }
+        }
+        return try copied.get()
+    }
+
+    /// Parses a string holding JSON (an escaped `body`, a decoded JWS payload).
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSON {
+        var reader = Reader(bytes: buffer)
+        reader.skipWhitespace()
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.index == buffer.count else { throw JSONParseError(offset: reader.index, message: "unexpected text after the value") }
+        return value
+    }
+
+    struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        func fail(_ message: String) -> JSONParseError { JSONParseError(offset: index, message: message) }
+
+        mutating func value(depth: Int) throws(JSONParseError) -> JSON {
+            guard depth < JSONParser.maximumDepth else { throw fail("nesting deeper than \(JSONParser.maximumDepth)") }
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+            default: throw fail("unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws(JSONParseError) {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw fail("unexpected end of input") }
+            let start = word.utf8Start
+            for offset in 0..<count where bytes[index + offset] != start[offset] { throw fail("invalid literal") }
+            index += count
+        }
+
+        mutating func object(depth: Int) throws(JSONParseError) -> JSON {
+            index += 1
+            var object = JSONObject()
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(object)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                index += 1
+                skipWhitespace()
+                object.append(key, try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of input in an object") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+                throw fail("expected ',' or '}'")
+            }
+        }
+
+        mutating func array(depth: Int) throws(JSONParseError) -> JSON {
+            index += 1
+            var elements: [JSON] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                skipWhitespace()
+                elements.append(try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of input in an array") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+                throw fail("expected ',' or ']'")
+            }
+        }
+
+        mutating func number() throws(JSONParseError) -> String {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count else { throw fail("incomplete number") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if isDigit(bytes[index]) {
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            } else {
+                throw fail("invalid number")
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid fraction") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid exponent") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+        mutating func string() throws(JSONParseError) -> String {
+            index += 1
+            let start = index
+            // Fast path: no escapes.
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                if byte < 0x20 { throw fail("control character in a string") }
+                index += 1
+            }
+            var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return String(decoding: scalars, as: UTF8.self)
+                }
+                if byte < 0x20 { throw fail("control character in a string") }
+                if byte != UInt8(ascii: "\\") {
+                    scalars.append(byte)
+                    index += 1
+                    continue
+                }
+                index += 1
+                guard index < bytes.count else { break }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append(0x22)
+                case UInt8(ascii: "\\"): scalars.append(0x5C)
+                case UInt8(ascii: "/"): scalars.append(0x2F)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
+                       bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                        index += 2
+                        let low = try hex4()
+                        if (0xDC00..<0xE000).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            code = 0xFFFD
+                        }
+                    }
+                    let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                    scalars.append(contentsOf: Array(String(scalar).utf8))
+                default: throw fail("invalid escape")
+                }
+            }
+            throw fail("unterminated string")
+        }
+
+        mutating func hex4() throws(JSONParseError) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw fail("incomplete \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+                default: throw fail("invalid \\u escape")
+                }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+    }
+}
+
+/// Why a JSON text could not be parsed, and where (byte offset within the text).
+public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var offset: Int
+    public var message: String
+    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+}

@@ -1,0 +1,63 @@
+/// Serialises ``JSON`` compactly. The canonical form (members sorted by key, no whitespace, numbers as written)
+/// is what deduplication digests, so that two spellings of one payload with reordered members are one record.
+public enum JSONWriter {
+    /// Compact JSON, members in source order.
+    public static func compact(_ value: JSON) -> String {
+        var out: [UInt8] = []
+        write(value, sorted: false, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Canonical bytes: members sorted by key (by UTF-8 bytes), no whitespace.
+    public static func canonical(_ value: JSON) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, sorted: true, into: &out)
+        return out
+    }
+
+    static func write(_ value: JSON, sorted: Bool, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: Array("null".utf8))
+        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
+        case .number(let n): out.append(contentsOf: Array(n.utf8))
+        case .string(let s): writeString(s, into: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, sorted: sorted, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            var order = Array(0..<object.count)
+            if sorted { order.sort { object.keys[$0].utf8.lexicographicallyPrecedes(object.keys[$1].utf8) } }
+            for (i, index) in order.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(object.keys[index], into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(object.values[index], sorted: sorted, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,1 @@
+// The `Metrics` stage: see docs/DESIGN.md. Replaced by its first real type.

@@ -1,0 +1,1 @@
+// The `Pipeline` stage: see docs/DESIGN.md. Replaced by its first real type.

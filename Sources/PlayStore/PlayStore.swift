@@ -1,0 +1,1 @@
+// The `PlayStore` stage: see docs/DESIGN.md. Replaced by its first real type.
