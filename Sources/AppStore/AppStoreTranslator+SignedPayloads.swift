@@ -4,11 +4,10 @@ import Ingest
 /// App Store Server API / Notifications V2: JWS payloads, verified before any fact is taken from them.
 extension AppStoreTranslator {
     func notificationV2(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let payload = try verified(text)
+        let payload = try verified(text, envelope: envelope)
         guard let type = payload["notificationType"]?.nonEmptyString else {
             throw .invalid("notification V2 without notificationType")
         }
-        guard let signedDate = payload["signedDate"]?.int64 else { throw .invalid("notification V2 without signedDate") }
         let subtype = payload["subtype"]?.nonEmptyString
         let data = payload["data"] ?? payload["summary"] ?? payload["externalPurchaseToken"]
         try checkBundle(data?["bundleId"])
@@ -21,6 +20,7 @@ extension AppStoreTranslator {
             return []
         default: break
         }
+        guard let signedDate = payload["signedDate"]?.int64 else { throw .invalid("notification V2 without signedDate") }
 
         var transaction: JSON?
         if let inner = data?["signedTransactionInfo"] {
@@ -80,7 +80,7 @@ extension AppStoreTranslator {
     }
 
     func signedTransaction(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let transaction = try verified(text)
+        let transaction = try verified(text, envelope: envelope)
         try checkBundle(transaction["bundleId"])
         try checkEnvironment(transaction["environment"])
         if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { throw .excluded(.familyShared) }
@@ -91,7 +91,7 @@ extension AppStoreTranslator {
     }
 
     func signedRenewalInfo(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let renewal = try verified(text)
+        let renewal = try verified(text, envelope: envelope)
         if let bundle = renewal["bundleId"] { try checkBundle(bundle) }
         try checkEnvironment(renewal["environment"])
         guard let signedDate = renewal["signedDate"]?.int64 else { throw .invalid("renewal info without signedDate") }
@@ -102,10 +102,10 @@ extension AppStoreTranslator {
 
     // MARK: Checks
 
-    private func verified(_ text: String) throws(Rejection) -> JSON {
+    private func verified(_ text: String, envelope: Envelope) throws(Rejection) -> JSON {
         let jws: CompactJWS
         do throws(JWSVerificationError) {
-            jws = try verifier.verify(text)
+            jws = try verifier.verify(text, unsignedDateFallback: envelope.receivedAt)
         } catch {
             throw .quarantined(.badSignature, error.description)
         }

@@ -1,4 +1,5 @@
 import Crypto
+import Facts
 import Foundation
 import Ingest
 import SwiftASN1
@@ -39,16 +40,18 @@ public struct JWSVerifier: Sendable {
     }
 
     /// Decodes and verifies `text`; returns the decoded JWS only when every check passed.
+    /// - Parameter unsignedDateFallback: the validation time when the payload has no `signedDate` (ms UTC);
+    ///   `nil` means now, as Apple's library does. Apple sends `signedDate` in every payload it signs.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
-    public func verify(_ text: String) throws(JWSVerificationError) -> CompactJWS {
+    public func verify(_ text: String, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) -> CompactJWS {
         guard let jws = CompactJWS(text) else { throw .malformed("not a compact JWS with JSON header and payload") }
-        try verify(jws)
+        try verify(jws, unsignedDateFallback: unsignedDateFallback)
         return jws
     }
 
-    /// Verifies an already decoded JWS.
+    /// Verifies an already decoded JWS; see ``verify(_:unsignedDateFallback:)-(String,_)``.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
-    public func verify(_ jws: CompactJWS) throws(JWSVerificationError) {
+    public func verify(_ jws: CompactJWS, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) {
         guard let alg = jws.header["alg"]?.string else { throw .malformed("header has no alg") }
         guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
         guard let x5c = jws.header["x5c"]?.array else { throw .missingX5C }
@@ -60,10 +63,12 @@ public struct JWSVerifier: Sendable {
             }
             ders.append(der)
         }
-        guard let signedDate = jws.payload["signedDate"]?.int64 else {
-            throw .malformed("payload has no signedDate to verify the certificates at")
+        let validationTime: Date
+        if let signedDate = jws.payload["signedDate"]?.int64 ?? unsignedDateFallback {
+            validationTime = Date(timeIntervalSince1970: Double(signedDate) / 1000)
+        } else {
+            validationTime = Date()
         }
-        let validationTime = Date(timeIntervalSince1970: Double(signedDate) / 1000)
 
         var hasher = SHA256()
         for der in ders {
@@ -75,7 +80,7 @@ public struct JWSVerifier: Sendable {
         let chain: VerifiedChain
         if let cached = cache[key] {
             guard cached.validFrom <= validationTime, validationTime <= cached.validUntil else {
-                throw .chain("certificate chain not valid at signedDate \(signedDate)")
+                throw .chain("certificate chain not valid at \(validationTime)")
             }
             chain = cached
         } else {
