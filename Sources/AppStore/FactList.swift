@@ -22,13 +22,17 @@ struct FactList {
         latestInstant = max(latestInstant ?? instant, instant)
     }
 
-    /// The facts, all stamped with `observedAt`.
+    /// The distinct facts, in the order first stated, all stamped with `observedAt`. (A payload often says a
+    /// thing twice, e.g. a V2 subtype and its renewal info; the ledger would merge them, the count would not.)
     func finish(observedAt: Millis) -> [Fact] {
-        facts.map { fact in
-            var fact = fact
+        var seen = Set<Fact>()
+        var result: [Fact] = []
+        result.reserveCapacity(facts.count)
+        for var fact in facts {
             fact.observedAt = observedAt
-            return fact
+            if seen.insert(fact).inserted { result.append(fact) }
         }
+        return result
     }
 }
 
