@@ -155,7 +155,12 @@ extension AppStoreTranslator {
             throw .invalid("transaction \(transactionId) without numeric purchaseDate")
         }
         let original = t["originalTransactionId"]?.nonEmptyString ?? transactionId
-        let price = t["price"]?.int64.map { $0 * 1000 }
+        var price: Int64?
+        if let milliunits = t["price"]?.int64 {
+            let (micros, overflow) = milliunits.multipliedReportingOverflow(by: 1000)
+            guard !overflow else { throw .invalid("transaction \(transactionId) has an out-of-range price") }
+            price = micros
+        }
         let currency = t["currency"]?.nonEmptyString ?? envelope.currency
         let revoked = t["revocationDate"]?.int64
         let upgraded = t["isUpgraded"]?.bool == true

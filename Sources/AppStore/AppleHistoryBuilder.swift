@@ -153,7 +153,8 @@ public struct AppleHistoryBuilder: Sendable {
             .map(\.at).sorted()
         return graceByStart.keys.sorted().map { failedAt in
             let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
-            let lostAt = billingExpiries.first { $0 >= failedAt } ?? failedAt + Self.longestRetry
+            let retryEnd = failedAt.addingReportingOverflow(Self.longestRetry)
+            let lostAt = billingExpiries.first { $0 >= failedAt } ?? (retryEnd.overflow ? .max : retryEnd.partialValue)
             if let recovery = periods.first(where: { $0.start >= failedAt && $0.start < lostAt }) {
                 return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .recovered(at: recovery.start))
             }

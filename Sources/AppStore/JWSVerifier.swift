@@ -12,8 +12,9 @@ import SwiftASN1
 ///    `[leaf, intermediate, root]`;
 /// 2. leaf → intermediate → a **configured** trusted root forms a chain under RFC 5280 at the validation time,
 ///    the payload's own `signedDate` (ms UTC): archives outlive certificates, so "now" would reject valid history.
-///    Like Apple's library, the root sent in `x5c` is never trusted by itself; it must parse, but the chain is
-///    built to the configured roots (the test vectors ship a re-issued root with the same key and name);
+///    Like Apple's library, the root sent in `x5c` is never trusted by itself: the chain is built to the
+///    configured roots, and the sent root must be one of them or be signed by one (Apple's test vectors send a
+///    re-issued root with the trusted root's name and key);
 /// 3. the leaf carries Apple's marker extension 1.2.840.113635.100.6.11.1 and the intermediate
 ///    1.2.840.113635.100.6.2.1 (``AppleMarkerOIDPolicy``);
 /// 4. the ES256 signature (64 bytes `r || s`) over `header.payload` verifies with the leaf's P-256 key.
@@ -106,6 +107,10 @@ public struct JWSVerifier: Sendable {
         }
         let leaf = certificates[0]
         let intermediate = certificates[1]
+        let sentRoot = certificates[2]
+        guard self.roots.contains(where: { $0 == sentRoot || Self.issued(sentRoot, by: $0) }) else {
+            throw .chain("x5c root is neither a trusted root nor signed by one")
+        }
         guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
             throw .chain("leaf key is not P-256")
         }
@@ -127,6 +132,14 @@ public struct JWSVerifier: Sendable {
             let reasons = failures.map { "\($0.policyFailureReason)" }
             throw .chain(reasons.isEmpty ? "no chain to a trusted root" : reasons.joined(separator: "; "))
         }
+    }
+}
+
+extension JWSVerifier {
+    /// Whether `certificate` names `issuer` as its issuer and carries a valid signature of `issuer`'s key
+    /// (a re-issued root with the trusted root's name and key passes, as in Apple's test vectors).
+    static func issued(_ certificate: Certificate, by issuer: Certificate) -> Bool {
+        certificate.issuer == issuer.subject && issuer.publicKey.isValidSignature(certificate.signature, for: certificate)
     }
 }
 

@@ -109,6 +109,15 @@ import Testing
         #expect(throws: Never.self) { try verifier.verify(jws) }
     }
 
+    @Test func foreignRootInX5CIsRejected() throws {
+        let chain = try TestChain()
+        let stranger = try TestChain()
+        let verifier = try JWSVerifier(trustedRoots: [chain.rootDER])
+        let x5c = [chain.leafDER, chain.intermediateDER, stranger.rootDER].map { "\"\(Data($0).base64EncodedString())\"" }
+        let header = "{\"alg\":\"ES256\",\"x5c\":[\(x5c.joined(separator: ","))]}"
+        #expect(throws: JWSVerificationError.self) { try verifier.verify(try chain.sign(Self.payload, header: header)) }
+    }
+
     @Test func otherAlgorithmsAndShortChainsAreRejected() throws {
         let chain = try TestChain()
         let verifier = try JWSVerifier(trustedRoots: [chain.rootDER])
