@@ -104,8 +104,11 @@ public struct AppStoreTranslator: Sendable {
         }
         if let status = unified?["status"]?.int64, status != 0 { throw .excluded(.receiptStatus) }
 
-        var legacy = LegacyReceipt(inApp: [],
-                                   latest: LegacyReceipt.list(unified?["latest_receipt_info"]),
+        // Notifications before 2020 had no unified_receipt: the iOS 6-style `latest_receipt_info` object (or,
+        // once expired, `latest_expired_receipt_info`) sits at the top level.
+        let latest = unified.map { LegacyReceipt.list($0["latest_receipt_info"]) }
+            ?? LegacyReceipt.list(body["latest_receipt_info"]) + LegacyReceipt.list(body["latest_expired_receipt_info"])
+        var legacy = LegacyReceipt(inApp: [], latest: latest,
                                    pending: LegacyReceipt.list(unified?["pending_renewal_info"]))
         var list = FactList()
         try legacy.translate(into: &list, envelope: envelope, statedAt: envelope.receivedAt)

@@ -79,6 +79,22 @@ import Testing
         #expect(try trusting.verify(try chain.sign(Self.payload)).payload["bundleId"]?.string == "com.example")
     }
 
+    @Test func oneVerifierServesConcurrentCallers() async throws {
+        let chain = try TestChain()
+        let verifier = try JWSVerifier(trustedRoots: [chain.rootDER])
+        let good = try chain.sign(Self.payload)
+        let forged = try TestChain().sign(Self.payload)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask { (try? verifier.verify(index.isMultiple(of: 2) ? good : forged)) != nil }
+            }
+            var accepted = 0
+            for await ok in group where ok { accepted += 1 }
+            return accepted
+        }
+        #expect(results == 8)
+    }
+
     @Test func leafValidityIsCheckedAtSignedDateNotNow() throws {
         // The leaf expired in 2025; the payload was signed 2024-03-01, inside its validity.
         let chain = try TestChain(leafValidity: TestChain.date(2023)...TestChain.date(2025))

@@ -72,6 +72,20 @@ import Testing
         #expect(facts.of(AppleFactKind.period).map(\.ref) == ["2000", "2001"])
     }
 
+    @Test func pre2020NotificationWithTopLevelReceiptInfo() throws {
+        let json = #"""
+        {"notification_type": "DID_CHANGE_RENEWAL_STATUS", "environment": "PROD", "auto_renew_status": "false",
+         "auto_renew_status_change_date_ms": "1546400000000", "auto_renew_product_id": "premium_monthly",
+         "latest_expired_receipt_info": {"original_transaction_id": "4000", "transaction_id": "4001",
+           "product_id": "premium_monthly", "purchase_date_ms": "1543800000000", "expires_date": "1546478400000",
+           "is_trial_period": "false"}}
+        """#
+        let facts = translator.translate(try record(.appleNotificationV1, json: json)).facts
+        #expect(facts.of(AppleFactKind.period).map(\.end) == [1_546_478_400_000])
+        #expect(facts.of(AppleFactKind.renewalStatus).map(\.subject) == ["4000"])
+        #expect(facts.of(AppleFactKind.renewalStatus).first?.at == 1_546_400_000_000)
+    }
+
     @Test func sandboxIsExcluded() throws {
         let json = Self.notification(type: "INITIAL_BUY", environment: "Sandbox")
         #expect(translator.translate(try record(.appleNotificationV1, json: json)) == .excluded(.sandbox))
