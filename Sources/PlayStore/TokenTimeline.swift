@@ -57,7 +57,7 @@ struct TokenTimeline {
                 eventIndex += 1
                 let t = event.at
                 switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
-                case .recovered?, .renewed?, .restarted?, .purchased?:
+                case .recovered?, .renewed?:
                     lastAnnouncement = t
                 case .inGracePeriod?:
                     if openEpisode() { phase = .grace; phaseSince = t }
@@ -94,10 +94,21 @@ struct TokenTimeline {
             switch snapshot.state.state {
             case GoogleSubscriptionState.active, GoogleSubscriptionState.canceled:
                 guard let expiry = snapshot.expiry else { continue }
+                if snapshot.state.state == GoogleSubscriptionState.canceled, var episode = open {
+                    // Cancelled during grace or hold: v2 shows CANCELED with the grace-extended expiry. Not a
+                    // payment; only an expiry beyond the grace end shows a new paid order.
+                    if phase == .grace, episode.graceEnd == nil {
+                        episode.graceEnd = expiry
+                        open = episode
+                        continue
+                    }
+                    if expiry <= max(episode.graceEnd ?? episode.failedAt, t) { continue }
+                }
                 let order = snapshot.order ?? "\(facts.token)@\(expiry)"
                 if let i = orderIndex[order] {
-                    // A later fetch of a known order: its expiry may have moved (deferral); never in grace here.
-                    if phase == .active || phase == .none {
+                    // A later fetch of the current order: its expiry may have moved (deferral). Never in grace
+                    // here, and never an earlier order, whose end the next one's start already relies on.
+                    if phase == .active || phase == .none, i == periods.count - 1 {
                         periods[i].end = expiry
                         if let price = snapshot.priceMicros { periods[i].priceMicros = price }
                         if let currency = snapshot.currency { periods[i].currency = currency }
@@ -154,47 +165,74 @@ struct TokenTimeline {
         }
         if open != nil { closeEpisode(.open) }
         periods.removeAll { $0.start >= $0.end }
+        let signals = TokenTimeline.autoRenewSignals(facts)
         for i in periods.indices {
             periods[i].endReason = TokenTimeline.endReason(of: periods[i], paused: pausedOrders.contains(periods[i].id),
-                                                           episodes: episodes, facts: facts)
+                                                           episodes: episodes, signals: signals)
         }
     }
 
-    /// The cancellation reason in force at `t`: the first stated one at or after it (a CANCELED notification is
-    /// followed by a fetch showing the reason); `nil` when nothing says.
+    /// The cancellation reason in force at `t`: the one stated with that time, else the first fetched at or
+    /// after it (a CANCELED notification is followed by a fetch showing the reason); `nil` when nothing says.
     static func cancelReason(after t: Millis, in facts: TokenFacts) -> Int? {
         if let stated = facts.cancels.first(where: { $0.at == t }) { return stated.reason }
-        return facts.snapshots.first { $0.observedAt >= t && $0.state.cancelReason != nil }?.state.cancelReason
+        var low = 0, high = facts.snapshots.count
+        while low < high {
+            let mid = (low + high) / 2
+            if facts.snapshots[mid].observedAt < t { low = mid + 1 } else { high = mid }
+        }
+        return facts.snapshots[low...].first { $0.state.cancelReason != nil }?.state.cancelReason
+    }
+
+    /// A statement about auto-renewal: a cancellation (with its reason when known) or its undoing (RESTARTED,
+    /// a fetch showing the subscription active).
+    private struct AutoRenewSignal {
+        var at: Millis
+        var cancelled: Bool
+        var reason: Int?
+    }
+
+    /// Every auto-renewal statement of the token in time order; at equal times a fetched resource is the
+    /// last word, after the notification and the stated cancellation time.
+    private static func autoRenewSignals(_ facts: TokenFacts) -> [AutoRenewSignal] {
+        var ranked: [(rank: Int, signal: AutoRenewSignal)] = []
+        for event in facts.events {
+            switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
+            case .canceled?: ranked.append((0, AutoRenewSignal(at: event.at, cancelled: true, reason: cancelReason(after: event.at, in: facts))))
+            case .restarted?: ranked.append((0, AutoRenewSignal(at: event.at, cancelled: false)))
+            default: break
+            }
+        }
+        for cancel in facts.cancels { ranked.append((1, AutoRenewSignal(at: cancel.at, cancelled: true, reason: cancel.reason))) }
+        for snapshot in facts.snapshots {
+            switch snapshot.state.state {
+            case GoogleSubscriptionState.active:
+                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: false)))
+            case GoogleSubscriptionState.canceled:
+                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: true, reason: snapshot.state.cancelReason)))
+            default: break
+            }
+        }
+        // Each group is already in time order; the index keeps equal keys in that deterministic order.
+        return ranked.enumerated()
+            .sorted { ($0.element.signal.at, $0.element.rank, $0.offset) < ($1.element.signal.at, $1.element.rank, $1.offset) }
+            .map(\.element.signal)
     }
 
     /// Why access stopped at the period's end, were nothing to continue it: a pause, a failed renewal, else
-    /// the last word on auto-renewal before the end (a cancellation by its reason, undone by a restart or a
-    /// fetch showing the subscription active again).
-    static func endReason(of period: Period, paused: Bool, episodes: [BillingEpisode], facts: TokenFacts) -> EndReason {
+    /// the last word on auto-renewal before the end (a cancellation by its reason; RESTARTED or a fetch showing
+    /// the subscription active undoes it).
+    private static func endReason(of period: Period, paused: Bool, episodes: [BillingEpisode],
+                                  signals: [AutoRenewSignal]) -> EndReason {
         if paused { return .paused }
         if episodes.contains(where: { $0.failedAt == period.end }) { return .billingIssue }
-        var latest: (at: Millis, cancelled: Bool, reason: Int?)?
-        func consider(_ at: Millis, _ cancelled: Bool, _ reason: Int?) {
-            guard at < period.end else { return }
-            if latest == nil || at >= latest!.at { latest = (at, cancelled, reason) }
+        var low = 0, high = signals.count
+        while low < high {
+            let mid = (low + high) / 2
+            if signals[mid].at < period.end { low = mid + 1 } else { high = mid }
         }
-        for event in facts.events {
-            switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
-            case .canceled?: consider(event.at, true, cancelReason(after: event.at, in: facts))
-            case .restarted?: consider(event.at, false, nil)
-            default: break
-            }
-        }
-        for cancel in facts.cancels { consider(cancel.at, true, cancel.reason) }
-        for snapshot in facts.snapshots {
-            switch snapshot.state.state {
-            case GoogleSubscriptionState.active: consider(snapshot.observedAt, false, nil)
-            case GoogleSubscriptionState.canceled: consider(snapshot.observedAt, true, snapshot.state.cancelReason)
-            default: break
-            }
-        }
-        guard let latest, latest.cancelled else { return .unknown }
-        switch latest.reason {
+        guard low > 0, signals[low - 1].cancelled else { return .unknown }
+        switch signals[low - 1].reason {
         case nil, 0?: return .voluntary
         case 2?: return .replaced
         case 3?: return .developerCancel
