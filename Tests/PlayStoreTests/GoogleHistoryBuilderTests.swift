@@ -277,3 +277,41 @@ struct GoogleHistoryBuilderTests {
         #expect(history.currencies == ["EUR"])
     }
 }
+
+struct GoogleGraceTrapTests {
+    @Test func cancelledDuringGraceIsNotARecovery() throws {
+        let token = "tok-x", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: e)
+        try archive.v2(token, product, at: e, v2JSON(state: "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-08T00:00:00Z", latestOrderId: "GPA.1..0"))
+        try archive.rtdn(token, product, 3, at: e + 86_400_000)
+        try archive.v2(token, product, at: e + 86_400_000, v2JSON(
+            state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-01-01T00:00:00Z", expiry: "2024-02-08T00:00:00Z",
+            latestOrderId: "GPA.1..0", autoRenew: false,
+            extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-02-02T00:00:00Z"}},"#))
+        try archive.rtdn(token, product, 13, at: g)
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.1"])
+        #expect(history.periods.map(\.end) == [e])
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .lost(at: g))])
+    }
+
+    @Test func deferralMovesTheCurrentOrdersEnd() throws {
+        let token = "tok-d", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), deferred = ms("2024-02-15T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 9, at: start + 86_400_000)
+        try archive.v1(token, product, at: start + 86_400_000, v1JSON(start: start, expiry: deferred, orderId: "GPA.1",
+                                                                      paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 2, at: deferred)
+        try archive.v1(token, product, at: deferred, v1JSON(start: start, expiry: ms("2024-03-15T00:00:00Z"), orderId: "GPA.1..0",
+                                                            paymentState: 1, autoRenewing: true))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.start) == [start, deferred])
+        #expect(history.periods.map(\.end) == [deferred, ms("2024-03-15T00:00:00Z")])
+    }
+}
