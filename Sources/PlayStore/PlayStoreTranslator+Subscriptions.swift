@@ -30,7 +30,7 @@ extension PlayStoreTranslator {
         if paymentState == 2 { flags.insert(.trial) }
         if autoRenewing == true { flags.insert(.on) }
         if let intro = try body.object("introductoryPriceInfo"), paymentState != 2,
-           let cycles = try intro.int64("introductoryPriceCycles"), orderIndex(order) < cycles {
+           let cycles = try intro.int64("introductoryPriceCycles"), GoogleOrderId.index(order) < cycles {
             flags.insert(.introductory)
             price = try intro.int64("introductoryPriceAmountMicros") ?? price
         }
@@ -150,15 +150,5 @@ extension PlayStoreTranslator {
         let accountId = try body.object("externalAccountIdentifiers")?.string("obfuscatedExternalAccountId")
         facts += userFacts(token: token, at: start ?? observedAt, observedAt: observedAt, accountId: accountId, envelope: envelope)
         return .used(facts)
-    }
-
-    /// The 0-based position of an order in its subscription: `GPA.x` is 0, renewal `GPA.x..N` is N + 1.
-    func orderIndex(_ order: String?) -> Int64 {
-        guard let order else { return 0 }
-        let bytes = Array(order.utf8)
-        var index = bytes.count - 1
-        while index > 0, !(bytes[index] == UInt8(ascii: ".") && bytes[index - 1] == UInt8(ascii: ".")) { index -= 1 }
-        guard index > 0, let n = Int64(String(decoding: bytes[(index + 1)...], as: UTF8.self)) else { return 0 }
-        return n + 1
     }
 }

@@ -127,8 +127,11 @@ struct TokenTimeline {
                 case .active, .none:
                     if let previous = periods.last {
                         start = previous.end
-                    } else {
+                    } else if GoogleOrderId.index(order) == 0 {
                         start = facts.start ?? announced ?? t
+                    } else {
+                        // A renewal whose predecessors were never fetched: it started when announced.
+                        start = announced ?? t
                     }
                 }
                 orderIndex[order] = periods.count
