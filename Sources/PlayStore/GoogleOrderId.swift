@@ -7,7 +7,7 @@ enum GoogleOrderId {
         let bytes = Array(order.utf8)
         var index = bytes.count - 1
         while index > 0, !(bytes[index] == UInt8(ascii: ".") && bytes[index - 1] == UInt8(ascii: ".")) { index -= 1 }
-        guard index > 0, let n = Int64(String(decoding: bytes[(index + 1)...], as: UTF8.self)) else { return 0 }
+        guard index > 0, let n = Int64(String(decoding: bytes[(index + 1)...], as: UTF8.self)), n >= 0, n < .max else { return 0 }
         return n + 1
     }
 }

@@ -94,8 +94,11 @@ extension PlayStoreTranslator {
                 let units = try recurring.int64("units") ?? 0
                 let nanos = try recurring.int64("nanos") ?? 0
                 let (scaled, overflow) = units.multipliedReportingOverflow(by: 1_000_000)
-                guard !overflow else { throw PayloadError(detail: "recurringPrice.units is out of range") }
-                price = scaled + nanos / 1_000
+                let (micros, carry) = scaled.addingReportingOverflow(nanos / 1_000)
+                guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos) else {
+                    throw PayloadError(detail: "recurringPrice is out of range: units \(units), nanos \(nanos)")
+                }
+                price = micros
             }
         }
         if let phase = try item.object("offerPhase") {

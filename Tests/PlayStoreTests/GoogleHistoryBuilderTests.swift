@@ -7,18 +7,6 @@ private let builder = GoogleHistoryBuilder()
 private let active = "SUBSCRIPTION_STATE_ACTIVE"
 private let day: Millis = 86_400_000
 
-/// A deterministic shuffle (SplitMix64), so a failure reproduces.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 struct GoogleHistoryBuilderTests {
     static let order = "GPA.3345-6789-0123-45678"
 
