@@ -12,8 +12,12 @@ public enum GoogleFactKind {
     public static let event: Fact.Kind = "event"
     /// A subscription resource (v1 or v2) as fetched: `at` = `observedAt`, `ref` = the order id it shows
     /// (v1 `orderId`, v2 `latestOrderId`), `end` = its expiry (v1 `expiryTimeMillis`, v2 line item
-    /// `expiryTime`), `amountMicros`/`currency` = the recurring price, `detail` = a ``GoogleSubscriptionState``
-    /// code, flags `.trial` (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price).
+    /// `expiryTime`; during grace this is the grace end G, not the order's own expiry), `amountMicros`/`currency`
+    /// = what the shown order costs (v1 `priceAmountMicros`, or `introductoryPriceAmountMicros` while the order
+    /// is within `introductoryPriceCycles`; v2 `recurringPrice` as units × 10⁶ + nanos / 10³; 0 for a free trial;
+    /// `nil` for a v2 introductory phase, whose charge the resource does not state), `detail` = a
+    /// `GoogleSubscriptionState` code (`v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=`), flags `.trial`
+    /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price).
     public static let state: Fact.Kind = "state"
     /// The token's subscription start: `at` = `startTimeMillis` / `startTime`.
     public static let start: Fact.Kind = "start"

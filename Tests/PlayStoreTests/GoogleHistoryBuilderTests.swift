@@ -303,3 +303,24 @@ struct GoogleGraceTrapTests {
         #expect(history.periods.map(\.end) == [deferred, ms("2024-03-15T00:00:00Z")])
     }
 }
+
+struct GoogleTrialTests {
+    @Test func trialWhoseFirstChargeFailsAndRecoversInGrace() throws {
+        let token = "tok-tg", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), trialEnd = ms("2024-01-08T00:00:00Z"), g = ms("2024-01-11T00:00:00Z")
+        let t = ms("2024-01-09T15:30:00Z"), paidEnd = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: trialEnd, orderId: "GPA.8", paymentState: 2, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: trialEnd)
+        try archive.v1(token, product, at: trialEnd, v1JSON(start: start, expiry: g, orderId: "GPA.8", paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 1, at: t)
+        try archive.v2(token, product, at: t, v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-08T00:00:00Z", latestOrderId: "GPA.8..0"))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.isTrial) == [true, false])
+        #expect(history.periods.map(\.start) == [start, t])
+        #expect(history.periods.map(\.end) == [trialEnd, paidEnd])
+        #expect(history.episodes == [BillingEpisode(failedAt: trialEnd, graceEnd: g, outcome: .recovered(at: t))])
+    }
+}
