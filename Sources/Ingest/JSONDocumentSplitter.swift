@@ -186,8 +186,9 @@ struct JSONDocumentSplitter: StreamStage {
     }
 
     private mutating func yieldBuffer(emit: (RawRecord) throws -> Void) throws {
-        let record = buffer
+        var record = buffer
         buffer = []
+        while let last = record.last, Self.isWhitespace(last) { record.removeLast() }
         let position = index
         index += 1
         guard !LineSplitter.isBlank(record) else { return }
