@@ -56,7 +56,7 @@ struct PayloadSniffer {
 
     private func sniff(_ object: JSONObject) throws(RecordRejection) -> Sniffed {
         if let signed = object["signedPayload"] {
-            guard let text = signed.nonEmptyString else {
+            guard case .string(let text) = signed, !text.isEmpty else {
                 throw RecordRejection(reason: .invalidPayload, detail: "signedPayload is not a string")
             }
             let uuid = CompactJWS(text)?.payload["notificationUUID"]?.nonEmptyString
