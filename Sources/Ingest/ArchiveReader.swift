@@ -38,9 +38,7 @@ public struct ArchiveReader: Sendable {
             }
             var damages: [Damage] = []
             do {
-                guard var stage = try stages(for: kind, file: path, member: nil) else {
-                    return [Damage(file: path, offset: 0, reason: "unsupported file type")]
-                }
+                var stage = try stages(for: kind, file: path, member: nil)
                 try readFile(path, into: &stage, damages: &damages, emit: emit)
             } catch let damage as StageDamage {
                 damages.append(Damage(file: path, offset: damage.offset, reason: damage.reason))
@@ -58,23 +56,23 @@ public struct ArchiveReader: Sendable {
         return try stages(for: kind, file: file, member: name)
     }
 
-    /// The chain of stages that turns bytes of `kind` into records. `nil` for a zip inside a stream: zip needs
-    /// random access and its members cannot be streamed without writing them somewhere.
-    func stages(for kind: ContainerKind, file: String, member: String?) throws(StageDamage) -> (any StreamStage)? {
+    /// The chain of stages that turns bytes of `kind` into records.
+    /// - Throws: ``StageDamage`` for a zip inside another archive: zip needs random access (its directory is at
+    ///   the end), and its members cannot be reached without keeping or writing the whole member somewhere.
+    func stages(for kind: ContainerKind, file: String, member: String?) throws(StageDamage) -> any StreamStage {
         switch kind {
         case .lines:
             return LineSplitter(file: file, member: member, maximumRecordBytes: maximumRecordBytes)
         case .json:
             return JSONDocumentSplitter(file: file, member: member, maximumRecordBytes: maximumRecordBytes)
         case .gzip(let inner):
-            guard let innerStage = try stages(for: inner, file: file, member: member) else { return nil }
-            return try GzipStage(inner: innerStage, label: member ?? file)
+            return try GzipStage(inner: try stages(for: inner, file: file, member: member), label: member ?? file)
         case .tar:
             return TarStage(file: file, label: member ?? file) { [self] path throws(StageDamage) in
                 try stages(for: path, file: file, parent: member)
             }
         case .zip:
-            return nil
+            throw StageDamage(offset: 0, reason: "a zip inside another archive cannot be streamed (zip needs random access)")
         }
     }
 

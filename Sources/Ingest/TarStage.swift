@@ -168,7 +168,7 @@ struct TarStage: StreamStage {
                     damages.append(Damage(file: file, offset: headerOffset, reason: "member \(path): unsupported file type"))
                 }
             } catch {
-                damages.append(Damage(file: file, offset: error.offset, reason: "member \(path): \(error.reason)"))
+                damages.append(Damage(file: file, offset: headerOffset, reason: "member \(path): \(error.reason)"))
             }
             guard size == 0 else {
                 state = .member(path: path, remaining: size)
