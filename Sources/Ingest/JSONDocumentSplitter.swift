@@ -46,7 +46,7 @@ struct JSONDocumentSplitter: StreamStage {
 
     mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
                         emit: (RawRecord) throws -> Void) throws {
-        let bytes = chunk.bindMemory(to: UInt8.self)
+        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var position = 0
         /// Where the value being collected starts in this chunk, if it is being collected.
         var valueStart: Int? = (state == .element || state == .single || state == .broken) ? 0 : nil

@@ -25,7 +25,7 @@ struct LineSplitter: StreamStage {
 
     mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
                         emit: (RawRecord) throws -> Void) throws {
-        let bytes = chunk.bindMemory(to: UInt8.self)
+        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var start = 0
         while start < bytes.count {
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {

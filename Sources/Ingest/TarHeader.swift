@@ -25,7 +25,8 @@ struct TarHeader: Sendable, Hashable {
         self.size = size
         self.type = block[156]
         let name = Self.string(block[0..<100])
-        let isUstar = block[257..<262].elementsEqual("ustar".utf8)
+        // POSIX "ustar\0" only: old GNU headers ("ustar  ") keep access times where ustar has its prefix.
+        let isUstar = block[257..<263].elementsEqual([0x75, 0x73, 0x74, 0x61, 0x72, 0x00])
         let prefix = isUstar ? Self.string(block[345..<500]) : ""
         self.name = prefix.isEmpty ? name : prefix + "/" + name
     }

@@ -34,8 +34,9 @@ struct TarStage: StreamStage {
     private var extendedData: [UInt8] = []
     /// Long name from a pax `path` record or a GNU long-name entry, for the next member.
     private var pendingPath: String?
-    /// Offset of the current entry's header (tar stream bytes) for messages.
+    /// Tar stream bytes consumed so far.
     private var position: Int64 = 0
+    /// Tar stream offset of the current entry's header, for padding and messages.
     private var entryStart: Int64 = 0
 
     /// Longest pax or long-name data kept; real ones are a few hundred bytes.
@@ -49,7 +50,7 @@ struct TarStage: StreamStage {
 
     mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
                         emit: (RawRecord) throws -> Void) throws {
-        let bytes = chunk.bindMemory(to: UInt8.self)
+        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var index = 0
         while index < bytes.count {
             let available = bytes.count - index

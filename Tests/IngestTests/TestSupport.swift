@@ -166,7 +166,7 @@ enum TarBuilder {
         out.append(contentsOf: [UInt8](repeating: 0, count: (512 - data.count % 512) % 512))
     }
 
-    static func header(name: String, size: Int, type: UInt8) -> [UInt8] {
+    static func header(name: String, size: Int, type: UInt8, prefix: String = "") -> [UInt8] {
         var block = [UInt8](repeating: 0, count: 512)
         func put(_ text: String, at offset: Int) {
             for (i, byte) in text.utf8.enumerated() { block[offset + i] = byte }
@@ -187,6 +187,7 @@ enum TarBuilder {
         put("00", at: 263)
         put("user", at: 265)
         put("user", at: 297)
+        put(prefix, at: 345)
         let sum = block.reduce(0) { $0 + Int($1) }
         put(octal(sum, width: 7), at: 148)
         block[155] = UInt8(ascii: " ")
