@@ -15,49 +15,37 @@ struct GzipStage: StreamStage {
     private var received: Int64 = 0
 
     init(inner: any StreamStage, label: String) throws(StageDamage) {
-        self.inflater = try Inflater()
+        self.inflater = try Inflater(windowBits: 15 + 16)
         self.inner = inner
         self.label = label
     }
 
     mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
                         emit: (RawRecord) throws -> Void) throws {
-        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         received += Int64(chunk.count)
-        let stream = inflater.stream
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-        stream.pointee.avail_in = uInt(chunk.count)
-        defer {
-            stream.pointee.next_in = nil
-            stream.pointee.avail_in = 0
-        }
-        while true {
+        let inflater = self.inflater
+        var index = 0
+        while index < chunk.count {
             if atMemberEnd {
-                guard stream.pointee.avail_in > 0 else { return }
-                inflateReset(stream)
+                inflater.reset()
                 atMemberEnd = false
             }
-            let consumedBefore = chunk.count - Int(stream.pointee.avail_in)
-            stream.pointee.next_out = inflater.output
-            stream.pointee.avail_out = uInt(Inflater.outputSize)
-            let status = inflate(stream, Z_NO_FLUSH)
-            let produced = Inflater.outputSize - Int(stream.pointee.avail_out)
-            let consumed = chunk.count - Int(stream.pointee.avail_in)
-            if produced > 0 {
-                try inner.write(UnsafeRawBufferPointer(start: inflater.output, count: produced),
-                                origin: ChunkOrigin(offset: origin.offset(at: consumedBefore), linear: false),
-                                damages: &damages, emit: emit)
+            let start = index
+            let result: (consumed: Int, ended: Bool)
+            do {
+                result = try inflater.inflate(UnsafeRawBufferPointer(rebasing: chunk[start...])) { output, consumedBefore in
+                    try inner.write(output, origin: ChunkOrigin(offset: origin.offset(at: start + consumedBefore), linear: false),
+                                    damages: &damages, emit: emit)
+                }
+            } catch let failure as InflateFailure {
+                throw StageDamage(offset: origin.offset(at: start + failure.consumed),
+                                  reason: "corrupt gzip data in \(label): \(failure.message)")
             }
-            switch status {
-            case Z_STREAM_END:
+            index += result.consumed
+            if result.ended {
                 atMemberEnd = true
-            case Z_OK, Z_BUF_ERROR:
-                // Done with this chunk once it is consumed and zlib holds no more output for us.
-                if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return }
-                if produced == 0 && consumed == consumedBefore { return }
-            default:
-                let message = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                throw StageDamage(offset: origin.offset(at: consumed), reason: "corrupt gzip data in \(label): \(message)")
+            } else if result.consumed == 0 {
+                return
             }
         }
     }
@@ -77,14 +65,14 @@ struct GzipStage: StreamStage {
 /// `z_stream`, so the stream must not move, and `inflateEnd` must run exactly once.
 final class Inflater {
     static let outputSize = StreamLimits.chunkSize
-    let stream: UnsafeMutablePointer<z_stream>
-    let output: UnsafeMutablePointer<Bytef>
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let output: UnsafeMutablePointer<Bytef>
 
-    init() throws(StageDamage) {
+    /// - Parameter windowBits: `15 + 16` for gzip (RFC 1952), `-15` for the raw deflate of zip members.
+    init(windowBits: Int32) throws(StageDamage) {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        // windowBits 15 + 16: a gzip wrapper, not zlib's own.
-        let status = inflateInit2_(stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = inflateInit2_(stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             stream.deallocate()
             throw StageDamage(offset: 0, reason: "zlib could not start (status \(status))")
@@ -98,4 +86,50 @@ final class Inflater {
         stream.deallocate()
         output.deallocate()
     }
+
+    /// Starts a new stream (the next gzip member, the next zip entry).
+    func reset() {
+        inflateReset(stream)
+    }
+
+    /// Inflates `input` until it is all consumed or the deflate stream ends, handing each output chunk to
+    /// `deliver` with the number of input bytes consumed before the call that produced it.
+    /// - Returns: input bytes consumed, and whether the stream ended (bytes after its end are not consumed).
+    /// - Throws: ``InflateFailure`` on corrupt data; an error from `deliver` as is.
+    func inflate(_ input: UnsafeRawBufferPointer,
+                 deliver: (_ output: UnsafeRawBufferPointer, _ consumedBefore: Int) throws -> Void) throws -> (consumed: Int, ended: Bool) {
+        guard let base = input.baseAddress, input.count > 0 else { return (0, false) }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while true {
+            let consumedBefore = input.count - Int(stream.pointee.avail_in)
+            stream.pointee.next_out = output
+            stream.pointee.avail_out = uInt(Self.outputSize)
+            let status = SystemZlib.inflate(stream, Z_NO_FLUSH)
+            let produced = Self.outputSize - Int(stream.pointee.avail_out)
+            let consumed = input.count - Int(stream.pointee.avail_in)
+            if produced > 0 { try deliver(UnsafeRawBufferPointer(start: output, count: produced), consumedBefore) }
+            switch status {
+            case Z_STREAM_END:
+                return (consumed, true)
+            case Z_OK, Z_BUF_ERROR:
+                // Done once the input is consumed and zlib holds no more output for us.
+                if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return (consumed, false) }
+                if produced == 0 && consumed == consumedBefore { return (consumed, false) }
+            default:
+                let message = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                throw InflateFailure(consumed: consumed, message: message)
+            }
+        }
+    }
+}
+
+/// Corrupt deflate data, `consumed` input bytes into the call.
+struct InflateFailure: Error {
+    var consumed: Int
+    var message: String
 }
