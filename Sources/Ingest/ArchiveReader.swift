@@ -56,9 +56,8 @@ public struct ArchiveReader: Sendable {
         return try stages(for: kind, file: file, member: name)
     }
 
-    /// The chain of stages that turns bytes of `kind` into records.
-    /// - Throws: ``StageDamage`` for a zip inside another archive: zip needs random access (its directory is at
-    ///   the end), and its members cannot be reached without keeping or writing the whole member somewhere.
+    /// The chain of stages that turns bytes of `kind` into records. A zip met here is inside another archive
+    /// (a zip file on disk goes to ``ZipReader``) and is read front to back from its local headers.
     func stages(for kind: ContainerKind, file: String, member: String?) throws(StageDamage) -> any StreamStage {
         switch kind {
         case .lines:
@@ -72,7 +71,10 @@ public struct ArchiveReader: Sendable {
                 try stages(for: path, file: file, parent: member)
             }
         case .zip:
-            throw StageDamage(offset: 0, reason: "a zip inside another archive cannot be streamed (zip needs random access)")
+            let label = member ?? file
+            return try ZipStreamStage(file: file, label: label) { [self] path throws(StageDamage) in
+                try stages(for: path, file: file, parent: label)
+            }
         }
     }
 

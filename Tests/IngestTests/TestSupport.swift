@@ -59,11 +59,12 @@ final class GzipWriter {
     private var output: [UInt8] = []
     private let handle: FileHandle?
 
-    /// Compresses into memory, or appends to `file` as it goes when given.
-    init(file: String? = nil) throws {
+    /// Compresses into memory, or appends to `file` as it goes when given. `windowBits` -15 gives raw deflate
+    /// (zip entries) instead of gzip.
+    init(file: String? = nil, windowBits: Int32 = 15 + 16) throws {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = deflateInit2_(stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+        let status = deflateInit2_(stream, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                    Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw TestFailure("deflateInit2 failed: \(status)") }
         if let file {
@@ -207,4 +208,47 @@ enum ZipBuilder {
             }
         }
     }
+}
+
+/// Zip bytes written by hand, entry by entry, the way streaming zip writers (Java's `ZipOutputStream`, many log
+/// exporters) do: deflated entries with bit 3 and a data descriptor after the data, stored entries with sizes.
+enum StreamingZipBuilder {
+    enum Entry {
+        case stored(String, [UInt8])
+        case deflatedWithDescriptor(String, [UInt8])
+    }
+
+    static func archive(_ entries: [Entry]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        for entry in entries {
+            switch entry {
+            case .stored(let name, let data):
+                out += localHeader(name: name, flags: 0, method: 0, crc: crc(data), compressed: data.count, uncompressed: data.count)
+                out += data
+            case .deflatedWithDescriptor(let name, let data):
+                let writer = try GzipWriter(windowBits: -15)
+                try writer.write(data)
+                let deflated = try writer.finish()
+                out += localHeader(name: name, flags: 8, method: 8, crc: 0, compressed: 0, uncompressed: 0)
+                out += deflated
+                out += le32(0x0807_4B50) + le32(crc(data)) + le32(UInt32(deflated.count)) + le32(UInt32(data.count))
+            }
+        }
+        // The central directory is not read by a streaming reader; its signature ends the entries.
+        out += le32(0x0201_4B50) + [UInt8](repeating: 0, count: 42)
+        out += le32(0x0605_4B50) + [UInt8](repeating: 0, count: 18)
+        return out
+    }
+
+    static func localHeader(name: String, flags: UInt16, method: UInt16, crc: UInt32, compressed: Int, uncompressed: Int) -> [UInt8] {
+        le32(0x0403_4B50) + le16(20) + le16(flags) + le16(method) + le16(0x6000) + le16(0x5861) + le32(crc)
+            + le32(UInt32(compressed)) + le32(UInt32(uncompressed)) + le16(UInt16(name.utf8.count)) + le16(0) + Array(name.utf8)
+    }
+
+    static func crc(_ data: [UInt8]) -> UInt32 {
+        UInt32(truncatingIfNeeded: data.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
+    }
+
+    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    static func le32(_ value: UInt32) -> [UInt8] { le16(UInt16(value & 0xFFFF)) + le16(UInt16(value >> 16)) }
 }
