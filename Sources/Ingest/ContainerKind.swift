@@ -12,7 +12,8 @@ indirect enum ContainerKind: Sendable, Hashable {
     case gzip(ContainerKind)
     /// `.tar`; `.tar.gz` and `.tgz` are `.gzip(.tar)`.
     case tar
-    /// `.zip`: needs random access, so only a file on disk can be one.
+    /// `.zip`: a file on disk is read through its central directory (``ZipReader``); a zip inside another
+    /// archive or a gzip is streamed from its local headers (``ZipStreamStage``).
     case zip
 
     /// The kind for a file or member name; `nil` when the name has no supported extension.
@@ -33,7 +34,8 @@ indirect enum ContainerKind: Sendable, Hashable {
             case .lines?, nil: self = .gzip(.lines)
             case .json?: self = .gzip(.json)
             case .tar?: self = .gzip(.tar)
-            case .gzip?, .zip?: return nil
+            case .zip?: self = .gzip(.zip)
+            case .gzip?: return nil
             }
         } else {
             return nil

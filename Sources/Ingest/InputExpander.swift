@@ -5,7 +5,7 @@ import Foundation
 /// - A file is kept as given, whatever its name (the reader reports an unsupported type as damage, so a
 ///   mistaken name is visible rather than skipped).
 /// - A folder is walked recursively; files with a supported extension (`.ndjson .jsonl .json .gz .tar .tgz
-///   .zip`, and gzip of the first three) are kept. Hidden entries (names starting with `.`, such as `.git` or
+///   .zip`, and gzip of any of them) are kept. Hidden entries (names starting with `.`, such as `.git` or
 ///   macOS `._*` resource forks) are skipped, as a shell would.
 /// - A pattern with `*`, `?` or `[...]` (and `**` for any number of folders) is matched segment by segment
 ///   with `fnmatch(3)`; matched folders are walked, matched files are kept when supported.
