@@ -60,6 +60,8 @@ struct LineSplitter: StreamStage {
             pending = []
         }
         if record.last == 0x0D { record.removeLast() }
+        // A byte order mark, as Windows tools write, before the first line.
+        if line == 1, record.starts(with: [0xEF, 0xBB, 0xBF]) { record.removeFirst(3) }
         guard !Self.isBlank(record) else { return }
         if record.count > maximumRecordBytes { record.removeSubrange(maximumRecordBytes...) }
         try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: line)))

@@ -27,7 +27,7 @@ import Testing
 
     @Test func jsonlIsLines() throws {
         let folder = try TemporaryFolder()
-        let result = try readAll(try folder.write("events.JSONL", Self.ndjson))
+        let result = try readAll(try folder.write("events.JSONL", "\u{FEFF}" + Self.ndjson))
         #expect(result.texts == Self.lines)
         #expect(result.positions == [1, 2, 3])
     }
