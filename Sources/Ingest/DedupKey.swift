@@ -14,22 +14,24 @@ enum DedupKey {
                      messageId: String?, notificationUUID: String?) -> String {
         if let messageId { return "msg:" + messageId }
         if source == .appleNotificationV2, let notificationUUID { return "uuid:" + notificationUUID }
-        var hasher = SHA256()
+        var input: [UInt8]
         switch payload {
-        case .json(let value): hasher.update(data: JSONWriter.canonical(value))
-        case .jws(let text): hasher.update(data: Array(text.utf8))
+        case .json(let value): input = JSONWriter.canonical(value)
+        case .jws(let text): input = Array(text.utf8)
         }
-        let context: [(String, String?)] = [
+        input.append(0)
+        let context: [(StaticString, String?)] = [
             ("source", source.rawValue), ("app_user_id", envelope.appUserId), ("package_name", envelope.packageName),
             ("product_id", envelope.productId), ("purchase_token", envelope.purchaseToken),
             ("order_id", envelope.orderId), ("currency", envelope.currency), ("storefront", envelope.storefront),
         ]
-        hasher.update(data: [0])
         for case let (name, value?) in context {
-            hasher.update(data: Array("\(name)=\(value)".utf8))
-            hasher.update(data: [0])
+            input.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            input.append(UInt8(ascii: "="))
+            input.append(contentsOf: value.utf8)
+            input.append(0)
         }
-        let digest = hasher.finalize()
+        let digest = SHA256.hash(data: input)
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = Array("sha256:".utf8)
         text.reserveCapacity(7 + 64)
