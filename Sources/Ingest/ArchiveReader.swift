@@ -9,6 +9,9 @@ import Foundation
 /// Damage (a cut or corrupt gzip, tar or zip, a member of an unsupported type) is returned, not thrown: every
 /// record before it has been yielded, and reading of the other members goes on where the container allows.
 /// Only an error thrown by `sink` is rethrown.
+///
+/// ``Provenance/member`` is the member's path in its archive; for a member of an archive that is itself a
+/// member, the paths are joined with `!` (`exports/2024.zip!march.ndjson`), as `jar:` URLs do.
 public struct ArchiveReader: Sendable {
     let maximumRecordBytes: Int
 
