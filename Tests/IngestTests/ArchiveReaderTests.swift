@@ -307,6 +307,21 @@ import Testing
         #expect(result.damages.first?.reason == "member cut.zip: zip cut.zip cut off in entry b.ndjson")
     }
 
+    @Test func corruptZipMemberIsDamageAndTheOtherMembersAreRead() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/export.zip"
+        let big = (0..<2000).map { #"{"kind":"androidpublisher#productPurchase","orderId":"GPA.\#($0)","purchaseTimeMillis":"\#(1709294400000 + $0 * 7919)"}"# }
+        try ZipBuilder.write(path, members: [("a.ndjson", Array(big.joined(separator: "\n").utf8)), ("b.ndjson", Array(Self.ndjson.utf8))])
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Inside a.ndjson's deflate data, well past its local header.
+        for i in 200..<260 { bytes[i] ^= 0xA5 }
+        let result = try readAll(try folder.write("corrupt.zip", bytes))
+        #expect(result.records.filter { $0.provenance.member == "b.ndjson" }.map { String(decoding: $0.bytes, as: UTF8.self) } == Self.lines)
+        #expect(result.records.filter { $0.provenance.member == "a.ndjson" }.count < big.count)
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.reason.hasPrefix("member a.ndjson: ") == true)
+    }
+
     @Test func truncatedZipIsDamageAtOffsetZero() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/whole.zip"
