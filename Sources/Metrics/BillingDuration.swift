@@ -42,8 +42,8 @@ public struct BillingDuration: Sendable, Hashable, CustomStringConvertible {
     /// from zero. Twelfths keep sums exact; the report divides by 12 once at the end. A 7-day period is a week.
     func monthlyTwelfths(ofMicros micros: Int64) -> Int64 {
         switch (unit, count) {
-        case (.week, 1), (.day, 7): return micros * 48
-        case (.month, let n) where 12 % n == 0: return micros * Int64(12 / n)
+        case (.week, 1), (.day, 7): return FullWidth.multiplyDivideRounded(micros, 48, 1)
+        case (.month, let n) where 12 % n == 0: return FullWidth.multiplyDivideRounded(micros, Int64(12 / n), 1)
         case (.year, 1): return micros
         default: return FullWidth.multiplyDivideRounded(micros, 12 * 30, Int64(approximateDays))
         }

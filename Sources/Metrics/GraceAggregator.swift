@@ -29,7 +29,7 @@ struct GraceAggregator: Sendable {
                 } else {
                     counts[key, default: Counts()].recoveredInRetry += 1
                 }
-                counts[key, default: Counts()].recoveryMillis.append(at - episode.failedAt)
+                counts[key, default: Counts()].recoveryMillis.append(FullWidth.subtract(at, episode.failedAt))
             case (.lost, .some):
                 counts[key, default: Counts()].lost += 1
             default:

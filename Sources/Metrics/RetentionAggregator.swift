@@ -38,7 +38,7 @@ struct RetentionAggregator: Sendable {
                 let retained = histogram.reduce(0) { $0 + ($1.key >= k + 1 ? $1.value : 0) }
                 rows.append(RetentionCohortRow(
                     cohortMonth: MonthTable.label(key.month), platform: key.platform, duration: key.duration,
-                    cohortSize: size, period: k, retained: retained, complete: due + Self.retryWindow <= months.asOf))
+                    cohortSize: size, period: k, retained: retained, complete: FullWidth.add(due, Self.retryWindow) <= months.asOf))
                 k += 1
             }
         }

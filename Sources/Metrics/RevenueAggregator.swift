@@ -49,13 +49,13 @@ struct RevenueAggregator: Sendable {
             if let currency, let micros { pricedPeriods[index] = (currency, micros) }
             update(period.chargedAt, period.productId, currency) { counts in
                 counts.transactions += 1
-                if let micros { counts.grossMicros += micros } else { counts.unpricedTransactions += 1 }
+                if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
                 let refund = micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
                 update(revokedAt, period.productId, currency) { counts in
                     counts.refundedTransactions += 1
-                    counts.refundMicros += refund ?? 0
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
                 }
             }
         }
@@ -66,12 +66,12 @@ struct RevenueAggregator: Sendable {
             }
             update(purchase.purchasedAt, purchase.productId, currency) { counts in
                 counts.transactions += 1
-                if let micros { counts.grossMicros += micros } else { counts.unpricedTransactions += 1 }
+                if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = purchase.revokedAt, revokedAt <= timeline.asOf {
                 update(revokedAt, purchase.productId, currency) { counts in
                     counts.refundedTransactions += 1
-                    counts.refundMicros += micros ?? 0
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, micros ?? 0)
                 }
             }
         }
@@ -82,8 +82,8 @@ struct RevenueAggregator: Sendable {
                 let duration = prices.duration(platform: history.platform, productId: period.productId)
                     ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
                 let twelfths = duration.monthlyTwelfths(ofMicros: priced.micros)
-                update(segment.start, period.productId, priced.currency) { $0.mrrTwelfthsChange += twelfths }
-                update(segment.end, period.productId, priced.currency) { $0.mrrTwelfthsChange -= twelfths }
+                update(segment.start, period.productId, priced.currency) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, twelfths) }
+                update(segment.end, period.productId, priced.currency) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, twelfths) }
             }
         }
     }
@@ -95,7 +95,7 @@ struct RevenueAggregator: Sendable {
             var mrrTwelfths: Int64 = 0
             for month in first...max(first, months.lastMonth) {
                 let counts = self.counts[Key(month: month, series: series)] ?? Counts()
-                mrrTwelfths += counts.mrrTwelfthsChange
+                mrrTwelfths = FullWidth.add(mrrTwelfths, counts.mrrTwelfthsChange)
                 guard counts.grossMicros != 0 || counts.refundMicros != 0 || counts.transactions != 0
                         || counts.refundedTransactions != 0 || counts.unpricedTransactions != 0 || mrrTwelfths != 0 else { continue }
                 let label = MonthTable.label(month)

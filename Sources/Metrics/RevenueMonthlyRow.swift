@@ -12,7 +12,7 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     public var gross: Money
     /// Prices refunded with revocation time in the month (prorated refunds: their share).
     public var refunds: Money
-    public var net: Money { Money(micros: gross.units - refunds.units) }
+    public var net: Money { Money(micros: FullWidth.subtract(gross.units, refunds.units)) }
     /// Paid periods and one-time purchases charged in the month, priced or not.
     public var transactions: Int
     /// Revocations in the month.

@@ -114,10 +114,10 @@ struct Timeline: Sendable {
     func nominalLength(of period: Period) -> Int64 {
         for episode in episodes {
             if case .recovered(let at) = episode.outcome, at == period.start, at < episode.graceEnd, episode.failedAt < period.start {
-                return period.end - episode.failedAt
+                return FullWidth.subtract(period.end, episode.failedAt)
             }
         }
-        return period.end - period.start
+        return FullWidth.subtract(period.end, period.start)
     }
 
     /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.

@@ -24,11 +24,11 @@ struct TrialAggregator: Sendable {
         guard let first = periods.first(where: \.isTrial), let month = months.month(of: first.start) else { return }
         // Back-to-back trial periods (e.g. one order per trial week) are one trial.
         var trialEnd = timeline.accessEnd(of: first)
-        for period in periods where period.isTrial && abs(period.start - trialEnd) <= Self.tolerance {
+        for period in periods where period.isTrial && abs(FullWidth.subtract(period.start, trialEnd)) <= Self.tolerance {
             trialEnd = max(trialEnd, timeline.accessEnd(of: period))
         }
-        let followingEpisodes = timeline.episodes.filter { abs($0.failedAt - trialEnd) <= Self.tolerance }
-        let paidAtEnd = periods.contains { !$0.isTrial && abs($0.start - trialEnd) <= Self.tolerance }
+        let followingEpisodes = timeline.episodes.filter { abs(FullWidth.subtract($0.failedAt, trialEnd)) <= Self.tolerance }
+        let paidAtEnd = periods.contains { !$0.isTrial && abs(FullWidth.subtract($0.start, trialEnd)) <= Self.tolerance }
         let recovered = followingEpisodes.contains { episode in
             if case .recovered = episode.outcome { return timeline.outcomeTime(episode) != nil }
             return false

@@ -119,3 +119,23 @@ import Testing
         #expect(Money(micros: 123_456_789_000_000).text == "123456789.00")
     }
 }
+
+/// Histories built from damaged payloads can carry absurd values: they must not crash the report.
+@Suite struct AbsurdInputTests {
+    @Test func extremeInstantsAndPricesDoNotCrash() throws {
+        let history = SubscriptionHistory(platform: .apple, id: "z", periods: [
+            paid("0", "weird", -Millis.max, Millis.max, price: Int64.max, revokedAt: utc(2024, 1, 2), refunded: Int64.max),
+            paid("1", "weird", utc(2024, 1, 3), utc(2024, 1, 2), price: Int64.max),
+            paid("2", "weird", utc(2024, 1, 4), utc(2024, 1, 30), currency: "USD", price: Int64.max),
+            paid("3", "weird", utc(2024, 1, 5), utc(2024, 1, 31), currency: "USD", price: Int64.max),
+        ], episodes: [
+            BillingEpisode(failedAt: -Millis.max, graceEnd: Millis.max, outcome: .recovered(at: Millis.max)),
+            BillingEpisode(failedAt: utc(2024, 1, 30), graceEnd: Millis.min, outcome: .lost(at: -Millis.max)),
+        ], purchases: [
+            OneTimePurchase(id: "p", productId: "x", purchasedAt: Millis.min, priceMicros: Int64.min, currency: "USD"),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 1))
+        #expect(!result.subscriptionsMonthly.isEmpty)
+        #expect(result.revenueMonthly.contains { $0.month == "2024-01" && $0.productId == "weird" })
+    }
+}
