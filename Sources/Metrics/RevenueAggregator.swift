@@ -9,7 +9,8 @@ import Facts
 struct RevenueAggregator: Sendable {
     private struct Key: Hashable {
         var month: Int
-        var series: SeriesKey
+        /// Index into `series`.
+        var series: Int
     }
 
     private struct SeriesKey: Hashable {
@@ -29,31 +30,47 @@ struct RevenueAggregator: Sendable {
     }
 
     private var counts: [Key: Counts] = [:]
-    private var firstMonths: [SeriesKey: Int] = [:]
+    /// Each (platform, product, currency) once, numbered in order of appearance, so that the per-event keys
+    /// hash two integers rather than strings.
+    private var seriesIndex: [SeriesKey: Int] = [:]
+    private var series: [SeriesKey] = []
+    /// First month with an event, per series index.
+    private var firstMonths: [Int] = []
+
+    private mutating func index(of key: SeriesKey) -> Int {
+        if let index = seriesIndex[key] { return index }
+        seriesIndex[key] = series.count
+        series.append(key)
+        firstMonths.append(Int.max)
+        return series.count - 1
+    }
 
     mutating func add(_ timeline: Timeline, prices: PriceList, months: inout MonthTable) {
         let history = timeline.history
-        func update(_ instant: Millis, _ productId: String, _ currency: String?, _ change: (inout Counts) -> Void) {
+        func update(_ instant: Millis, _ series: Int, _ change: (inout Counts) -> Void) {
             guard let month = months.month(of: instant) else { return }
-            let series = SeriesKey(platform: history.platform, productId: productId, currency: currency ?? "")
-            firstMonths[series] = min(firstMonths[series] ?? month, month)
+            firstMonths[series] = min(firstMonths[series], month)
             change(&counts[Key(month: month, series: series), default: Counts()])
         }
+        func series(_ productId: String, _ currency: String?) -> Int {
+            index(of: SeriesKey(platform: history.platform, productId: productId, currency: currency ?? ""))
+        }
 
-        var pricedPeriods: [Int: (currency: String, micros: Int64)] = [:]
+        var pricedPeriods: [Int: (series: Int, micros: Int64)] = [:]
         for (index, period) in history.periods.enumerated() where !period.isTrial && period.start <= timeline.asOf {
             let currency = period.currency ?? history.currencies.first
             let micros = currency.flatMap { currency in
                 period.priceMicros ?? prices.priceMicros(platform: history.platform, productId: period.productId, currency: currency)
             }
-            if let currency, let micros { pricedPeriods[index] = (currency, micros) }
-            update(period.chargedAt, period.productId, currency) { counts in
+            let periodSeries = series(period.productId, currency)
+            if currency != nil, let micros { pricedPeriods[index] = (periodSeries, micros) }
+            update(period.chargedAt, periodSeries) { counts in
                 counts.transactions += 1
                 if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
                 let refund = micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
-                update(revokedAt, period.productId, currency) { counts in
+                update(revokedAt, periodSeries) { counts in
                     counts.refundedTransactions += 1
                     counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
                 }
@@ -64,12 +81,13 @@ struct RevenueAggregator: Sendable {
             let micros = currency.flatMap { currency in
                 purchase.priceMicros ?? prices.priceMicros(platform: history.platform, productId: purchase.productId, currency: currency)
             }
-            update(purchase.purchasedAt, purchase.productId, currency) { counts in
+            let purchaseSeries = series(purchase.productId, currency)
+            update(purchase.purchasedAt, purchaseSeries) { counts in
                 counts.transactions += 1
                 if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = purchase.revokedAt, revokedAt <= timeline.asOf {
-                update(revokedAt, purchase.productId, currency) { counts in
+                update(revokedAt, purchaseSeries) { counts in
                     counts.refundedTransactions += 1
                     counts.refundMicros = FullWidth.add(counts.refundMicros, micros ?? 0)
                 }
@@ -82,8 +100,8 @@ struct RevenueAggregator: Sendable {
                 let duration = prices.duration(platform: history.platform, productId: period.productId)
                     ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
                 let twelfths = duration.monthlyTwelfths(ofMicros: priced.micros)
-                update(segment.start, period.productId, priced.currency) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, twelfths) }
-                update(segment.end, period.productId, priced.currency) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, twelfths) }
+                update(segment.start, priced.series) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, twelfths) }
+                update(segment.end, priced.series) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, twelfths) }
             }
         }
     }
@@ -91,10 +109,11 @@ struct RevenueAggregator: Sendable {
     /// Rows with any non-zero value, from each series' first month through the as-of month.
     func rows(months: MonthTable, reportingCurrency: String?, fxRates: FXRates?) -> [RevenueMonthlyRow] {
         var rows: [RevenueMonthlyRow] = []
-        for (series, first) in firstMonths {
+        for (index, series) in self.series.enumerated() where firstMonths[index] <= months.lastMonth {
+            let first = firstMonths[index]
             var mrrTwelfths: Int64 = 0
-            for month in first...max(first, months.lastMonth) {
-                let counts = self.counts[Key(month: month, series: series)] ?? Counts()
+            for month in first...months.lastMonth {
+                let counts = self.counts[Key(month: month, series: index)] ?? Counts()
                 mrrTwelfths = FullWidth.add(mrrTwelfths, counts.mrrTwelfthsChange)
                 guard counts.grossMicros != 0 || counts.refundMicros != 0 || counts.transactions != 0
                         || counts.refundedTransactions != 0 || counts.unpricedTransactions != 0 || mrrTwelfths != 0 else { continue }

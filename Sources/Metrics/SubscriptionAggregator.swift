@@ -10,8 +10,8 @@ import Facts
 struct SubscriptionAggregator: Sendable {
     private struct Key: Hashable {
         var month: Int
-        var platform: Platform
-        var productId: String
+        /// Index into `products`.
+        var product: Int
     }
 
     private struct ProductKey: Hashable {
@@ -43,23 +43,37 @@ struct SubscriptionAggregator: Sendable {
     }
 
     private var counts: [Key: Counts] = [:]
-    /// Month of each product's first period start (trial or paid): its rows start there.
-    private var firstMonths: [ProductKey: Int] = [:]
+    /// Each (platform, product) once, numbered in order of appearance, so that per-event keys hash integers.
+    private var productIndex: [ProductKey: Int] = [:]
+    private var products: [ProductKey] = []
+    /// Month of each product's first period start (trial or paid), by product index: its rows start there.
+    private var firstMonths: [Int] = []
+
+    private mutating func index(of key: ProductKey) -> Int {
+        if let index = productIndex[key] { return index }
+        productIndex[key] = products.count
+        products.append(key)
+        firstMonths.append(Int.max)
+        return products.count - 1
+    }
 
     mutating func add(_ timeline: Timeline, months: inout MonthTable) {
         let history = timeline.history
-        let platform = history.platform
-        func product(_ segment: Segment) -> String { history.periods[segment.period].productId }
-        func update(_ instant: Millis, _ productId: String, _ change: (inout Counts) -> Void) {
+        var periodProducts: [Int] = []
+        periodProducts.reserveCapacity(history.periods.count)
+        for period in history.periods {
+            let product = index(of: ProductKey(platform: history.platform, productId: period.productId))
+            periodProducts.append(product)
+            if period.start <= timeline.asOf, let month = months.month(of: period.start) {
+                firstMonths[product] = min(firstMonths[product], month)
+            }
+        }
+        func product(_ segment: Segment) -> Int { periodProducts[segment.period] }
+        func update(_ instant: Millis, _ product: Int, _ change: (inout Counts) -> Void) {
             guard let month = months.month(of: instant) else { return }
-            change(&counts[Key(month: month, platform: platform, productId: productId), default: Counts()])
+            change(&counts[Key(month: month, product: product), default: Counts()])
         }
 
-        for period in history.periods where period.start <= timeline.asOf {
-            guard let month = months.month(of: period.start) else { continue }
-            let key = ProductKey(platform: platform, productId: period.productId)
-            firstMonths[key] = min(firstMonths[key] ?? month, month)
-        }
         for (index, spell) in timeline.spells.enumerated() {
             guard let first = spell.segments.first else { continue }
             update(spell.start, product(first)) { index == 0 ? ($0.new += 1) : ($0.reactivated += 1) }
@@ -93,10 +107,9 @@ struct SubscriptionAggregator: Sendable {
         var rows: [SubscriptionsMonthlyRow] = []
         var platformTotals: [Platform: [Int: Counts]] = [:]
         var overallTotals: [Int: Counts] = [:]
-        for (key, first) in firstMonths {
-            let series = (first...max(first, months.lastMonth)).map { month in
-                counts[Key(month: month, platform: key.platform, productId: key.productId)] ?? Counts()
-            }
+        for (index, key) in products.enumerated() where firstMonths[index] <= months.lastMonth {
+            let first = firstMonths[index]
+            let series = (first...months.lastMonth).map { month in counts[Key(month: month, product: index)] ?? Counts() }
             rows += Self.rows(platform: key.platform.rawValue, productId: key.productId, firstMonth: first,
                               series: series, withChanges: true)
             for (offset, monthCounts) in series.enumerated() {

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Writes report files into a directory so that no reader ever sees a half-written set: every file is first
-/// written in full to a hidden temporary file in the same directory, and only when all of them are written are
-/// they renamed over the final names (rename is atomic within a file system). On failure the temporary files
-/// are removed and the previous reports stay as they were.
+/// Writes report files into a directory so that no file is ever half-written: every file is first written in
+/// full to a hidden temporary file in the same directory, and only when all of them are written are they renamed
+/// over the final names (each rename is atomic within a file system). When writing fails, the temporary files
+/// are removed and the previous reports stay as they were. (Should a rename itself fail, the files renamed before
+/// it are already the new ones; each file is still whole.)
 public struct ReportWriter: Sendable {
     /// The output directory (`--out`); created when missing.
     public var directory: String
