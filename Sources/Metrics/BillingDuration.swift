@@ -39,10 +39,10 @@ public struct BillingDuration: Sendable, Hashable, CustomStringConvertible {
 
     /// Twelve times the monthly amount of `micros` charged per this duration (DESIGN.md "Numbers"): P1W ×48
     /// (×4 a month), P1M ×12, P2M ×6, P3M ×4, P6M ×2, P1Y ×1, any other length ×12×30/days, rounded half away
-    /// from zero. Twelfths keep sums exact; the report divides by 12 once at the end. A 7-day period is a week.
+    /// from zero. Twelfths keep sums exact; the report divides by 12 once at the end.
     func monthlyTwelfths(ofMicros micros: Int64) -> Int64 {
         switch (unit, count) {
-        case (.week, 1), (.day, 7): return FullWidth.multiplyDivideRounded(micros, 48, 1)
+        case (.week, 1): return FullWidth.multiplyDivideRounded(micros, 48, 1)
         case (.month, let n) where 12 % n == 0: return FullWidth.multiplyDivideRounded(micros, Int64(12 / n), 1)
         case (.year, 1): return micros
         default: return FullWidth.multiplyDivideRounded(micros, 12 * 30, Int64(approximateDays))

@@ -159,6 +159,23 @@ import Testing
         #expect(utcTables.revenueMonthly.map(\.month) == ["2024-01", "2024-02"])
     }
 
+    /// New York is UTC−4 in October (EDT): 2024-11-01T03:30Z is still October 31 there; one hour later is
+    /// November. A period that ends at New York's month boundary counts as active at the end of October.
+    @Test func monthsInATimeZoneWithDaylightSaving() throws {
+        let october = SubscriptionHistory(platform: .google, id: "o", periods: [
+            paid("GPA.o", "monthly", utc(2024, 11, 1, 3, 30), utc(2024, 12, 1, 5)),
+        ])
+        let november = SubscriptionHistory(platform: .google, id: "n", periods: [
+            paid("GPA.n", "monthly", utc(2024, 11, 1, 4, 30), utc(2024, 12, 1, 5)),
+        ])
+        let result = try tables([october, november], asOf: utc(2024, 12, 1, 5), timeZone: "America/New_York")
+        #expect(result.subscriptions(platform: "google", product: "all") == [
+            "2024-10,google,all,0,1,0,0,0,0,0,0,0,0,0,1,,,0",
+            "2024-11,google,all,1,1,0,0,0,0,0,0,0,0,0,2,0.000000,0.000000,0",
+            "2024-12,google,all,2,0,0,0,0,2,0,0,0,0,2,0,1.000000,1.000000,0",
+        ])
+    }
+
     /// An as-of inside a period: the month is reported up to as-of, and a refund, a recovery and a renewal
     /// after as-of do not exist yet (the episode is open, the subscription still in grace).
     @Test func asOfInTheMiddleOfAPeriod() throws {
