@@ -17,10 +17,6 @@ public struct Money: Sendable, Hashable {
         self.unitsPerMicro = unitsPerMicro
     }
 
-    public static let zero = Money(micros: 0)
-
-    public var isZero: Bool { units == 0 }
-
     /// The amount rounded half away from zero to whole cents (hundredths of the major unit).
     public var cents: Int64 { FullWidth.multiplyDivideRounded(units, 1, unitsPerMicro * 10_000) }
 
