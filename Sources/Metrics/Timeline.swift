@@ -59,10 +59,12 @@ struct Timeline: Sendable {
         }
         var involuntaryEnds: Set<Millis> = []
         for episode in episodes {
+            // A spell ending at G (or at E without grace) ends for the billing issue. One ending earlier inside
+            // the grace (cancelled or refunded there) takes its reason from the period, like any other end.
             involuntaryEnds.insert(episode.failedAt)
+            involuntaryEnds.insert(episode.graceEnd)
             let graceEnd = min(episode.graceEnd, Self.outcomeTime(episode) ?? episode.graceEnd)
             guard graceEnd > episode.failedAt, let index = followedPeriod(endingAt: episode.failedAt) else { continue }
-            involuntaryEnds.insert(graceEnd)
             let segment = Segment(start: episode.failedAt, end: graceEnd, period: index)
             if history.periods[index].isTrial { trial.append(segment) } else { paid.append(segment) }
         }

@@ -50,6 +50,20 @@ import Testing
         ])
     }
 
+    /// A user who cancels inside the grace phase (lost at L < G) ends the spell at L: the reason comes from the
+    /// period (voluntary here), not from the billing issue, which only owns spells ending at G.
+    @Test func cancelInsideGraceIsNotInvoluntary() throws {
+        let history = SubscriptionHistory(platform: .google, id: "c", periods: [
+            paid("GPA.c", "monthly", utc(2024, 1, 1), utc(2024, 2, 1), reason: .voluntary),
+        ], episodes: [
+            BillingEpisode(failedAt: utc(2024, 2, 1), graceEnd: utc(2024, 2, 8), outcome: .lost(at: utc(2024, 2, 3))),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 29))
+        #expect(result.subscriptionRow("2024-02", "google", "all").map(line)
+                == "2024-02,google,all,1,0,0,0,0,1,1,0,0,0,0,0,1.000000,1.000000,0")
+        #expect(result.graceRecovery.map(line) == ["2024-02,google,1,1,0,0,1,0,0.000000,0.000000,"])
+    }
+
     /// Apple upgrade from basic to premium on 01-15 (the basic period is ended by the upgrade, not refunded),
     /// then the premium period is refunded on 01-20: a product change, then refund churn on premium.
     @Test func refundOfAnUpgradedSubscriptionsPeriod() throws {
