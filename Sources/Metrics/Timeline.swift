@@ -74,10 +74,9 @@ struct Timeline: Sendable {
             if let revokedAt = revocation(of: period), revokedAt < period.end { refundEnds.insert(revokedAt) }
         }
         for segment in Self.normalized(paid) {
-            if var last = spells.last, segment.start <= last.end {
-                last.segments.append(segment)
-                last.end = max(last.end, segment.end)
-                spells[spells.count - 1] = last
+            if let last = spells.indices.last, segment.start <= spells[last].end {
+                spells[last].segments.append(segment)
+                spells[last].end = max(spells[last].end, segment.end)
             } else {
                 spells.append(Spell(segments: [segment], start: segment.start, end: segment.end, reason: .other))
             }
