@@ -1,0 +1,114 @@
+import Foundation
+
+/// Collects records per output file in memory and appends them to spool files on disk whenever the buffers
+/// grow past a limit, so a run of any size keeps bounded memory. `ArchiveBuilder` later turns each spool file
+/// into its container.
+struct RecordSpool {
+    /// A spool failure: the file and what went wrong.
+    struct SpoolError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let directory: URL
+    private var buffers: [String: [UInt8]] = [:]
+    private var bufferedBytes = 0
+    private var written: Set<String> = []
+    private let limit: Int
+
+    init(directory: URL, limit: Int = 32 << 20) throws(SpoolError) {
+        self.directory = directory
+        self.limit = limit
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SpoolError(description: "cannot create \(directory.path): \(error)")
+        }
+    }
+
+    /// The output files (relative paths) that received records, sorted.
+    var keys: [String] { Array(written.union(buffers.keys)).sorted() }
+
+    /// Appends one line (no newline inside) for output file `key`.
+    mutating func append(_ key: String, _ line: String) throws(SpoolError) {
+        buffers[key, default: []].append(contentsOf: line.utf8)
+        buffers[key, default: []].append(0x0A)
+        bufferedBytes += line.utf8.count + 1
+        if bufferedBytes > limit { try flush() }
+    }
+
+    private func spoolURL(_ key: String) -> URL {
+        directory.appendingPathComponent(key.replacingOccurrences(of: "/", with: "__") + ".spool")
+    }
+
+    /// Writes every buffer to its spool file.
+    mutating func flush() throws(SpoolError) {
+        for (key, bytes) in buffers {
+            let url = spoolURL(key)
+            do {
+                if !FileManager.default.fileExists(atPath: url.path) {
+                    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+                }
+                let handle = try FileHandle(forWritingTo: url)
+                try handle.seekToEnd()
+                try handle.write(contentsOf: bytes)
+                try handle.close()
+            } catch {
+                throw SpoolError(description: "cannot write spool \(url.path): \(error)")
+            }
+            written.insert(key)
+        }
+        buffers = [:]
+        bufferedBytes = 0
+    }
+
+    /// The lines spooled for `key`, in the order they were appended (call after `flush()`).
+    func lines(_ key: String) throws(SpoolError) -> [String] {
+        do {
+            let data = try Data(contentsOf: spoolURL(key))
+            return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        } catch {
+            throw SpoolError(description: "cannot read spool for \(key): \(error)")
+        }
+    }
+
+    /// Deletes the spool directory.
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// What a correct ingest must report for the archives written: every record counted once, by outcome.
+struct IngestTally: Sendable {
+    enum Outcome: Sendable { case used, duplicate, excluded(String), quarantined(String) }
+
+    var used = 0
+    var duplicate = 0
+    var excludedByReason: [String: Int] = [:]
+    var quarantinedByReason: [String: Int] = [:]
+    var damagedFiles = 0
+    var forged = 0
+    var garbage = 0
+
+    var excluded: Int { excludedByReason.values.reduce(0, +) }
+    var quarantined: Int { quarantinedByReason.values.reduce(0, +) }
+    var read: Int { used + duplicate + excluded + quarantined }
+
+    mutating func count(_ outcome: Outcome, times: Int = 1) {
+        switch outcome {
+        case .used: used += times
+        case .duplicate: duplicate += times
+        case .excluded(let reason): excludedByReason[reason, default: 0] += times
+        case .quarantined(let reason): quarantinedByReason[reason, default: 0] += times
+        }
+    }
+
+    var json: JSONValue {
+        func sorted(_ map: [String: Int]) -> JSONValue {
+            .object(map.keys.sorted().map { ($0, .int(map[$0] ?? 0)) })
+        }
+        return .object([
+            ("read", .int(read)), ("used", .int(used)), ("duplicate", .int(duplicate)),
+            ("excluded", .int(excluded)), ("quarantined", .int(quarantined)),
+            ("excluded_by_reason", sorted(excludedByReason)), ("quarantined_by_reason", sorted(quarantinedByReason)),
+            ("damaged_files", .int(damagedFiles)), ("forged", .int(forged)), ("garbage", .int(garbage)),
+        ])
+    }
+}
