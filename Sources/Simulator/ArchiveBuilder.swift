@@ -11,8 +11,9 @@ struct ArchiveBuilder {
 
     let archives: URL
     let seed: UInt64
-    /// Lines per gzip member of a daily file (log shippers flush in chunks).
-    let linesPerMember = 40
+    /// At most this many lines per gzip member of a daily file (log shippers flush in chunks); small days
+    /// still get about four members, so every daily file is a multi-member stream.
+    let maxLinesPerMember = 50
 
     /// Modification time written into tar and zip members (fixed, so output is byte-identical).
     private static let fixedDate = Date(timeIntervalSince1970: 1_704_067_200)
@@ -59,6 +60,7 @@ struct ArchiveBuilder {
         shuffled.shuffle(using: &rng)
         var bytes: [UInt8] = []
         var members: [(offset: Int, lines: Int)] = []
+        let linesPerMember = max(1, min(maxLinesPerMember, shuffled.count / 4))
         var index = 0
         while index < shuffled.count {
             let chunk = shuffled[index..<min(index + linesPerMember, shuffled.count)]

@@ -4,7 +4,7 @@
 ///
 /// Output files (relative to `archives/`):
 /// - `daily/YYYY-MM-DD.ndjson.gz`: verifyReceipt envelopes, RTDN Pub/Sub pushes, Google resource envelopes
-/// - `apple-notifications/YYYY-MM.tar.gz`: raw App Store Server Notification bodies (V1, V2 signed)
+/// - `apple-notifications/YYYY-MM/YYYY-MM-DD.tar.gz`: raw App Store Server Notification bodies (V1, V2 signed)
 /// - `google-play/YYYY-MM.zip`: JSON arrays of voided purchases, one-time products and test purchases
 /// - `backend/YYYY-MM.jsonl`: sandbox receipts and records the backend logged a second time
 struct RecordEmitter {
@@ -153,7 +153,8 @@ struct RecordEmitter {
                                             outcome: IngestTally.Outcome) throws(RecordSpool.SpoolError) {
         notificationCounter += 1
         let member = "\(UTCCalendar.day(at))/\(name)" + (notificationCounter % 4 == 0 ? ".json.gz" : ".json")
-        try write("apple-notifications/\(UTCCalendar.month(at)).tar.gz", member + "\t" + body.serialized, outcome)
+        try write("apple-notifications/\(UTCCalendar.month(at))/\(UTCCalendar.day(at)).tar.gz",
+                  member + "\t" + body.serialized, outcome)
     }
 
     /// Fake REFUND notifications about real subscriptions, signed by a chain that is not trusted.
