@@ -12,6 +12,8 @@ struct AppleSigningChain {
     let intermediate: [UInt8]
     let root: [UInt8]
     private let leafKey: DeterministicES256
+    /// The base64url JWS header, computed once (it is the same for every signature).
+    private let encodedHeader: String
 
     /// Errors while building the certificates (swift-certificates / DER serialisation).
     struct BuildError: Error, CustomStringConvertible {
@@ -71,6 +73,11 @@ struct AppleSigningChain {
             throw BuildError(description: "could not build the \(label) signing chain: \(error)")
         }
         self.leafKey = leafKey
+        let header = JSONValue.object([
+            ("alg", .string("ES256")),
+            ("x5c", .array([leaf, intermediate, root].map { .string(Data($0).base64EncodedString()) })),
+        ])
+        encodedHeader = AppleSigningChain.base64URL(Array(header.serialized.utf8))
     }
 
     /// A certificate whose TBS part swift-certificates builds and whose signature is deterministic.
@@ -107,12 +114,7 @@ struct AppleSigningChain {
     /// A compact JWS (`header.payload.signature`, base64url) of `payload` with header
     /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` (standard base64 DER, as Apple writes it).
     func sign(_ payload: JSONValue) -> String {
-        let header = JSONValue.object([
-            ("alg", .string("ES256")),
-            ("x5c", .array([leaf, intermediate, root].map { .string(Data($0).base64EncodedString()) })),
-        ])
-        let input = AppleSigningChain.base64URL(Array(header.serialized.utf8)) + "."
-            + AppleSigningChain.base64URL(Array(payload.serialized.utf8))
+        let input = encodedHeader + "." + AppleSigningChain.base64URL(Array(payload.serialized.utf8))
         return input + "." + AppleSigningChain.base64URL(leafKey.sign(Array(input.utf8)))
     }
 

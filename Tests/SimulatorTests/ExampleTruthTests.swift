@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import Simulator
@@ -148,5 +149,26 @@ struct ExampleTruthTests {
         #expect(Money.twoDecimals(-1_005_000) == "-1.01")
         #expect(Money.twoDecimals(1_990_000 * 48, divisor: 12_000_000) == "7.96")
         #expect(Money.decimal(micros: 480_000_000) == "480")
+    }
+}
+
+/// The deterministic ES256 signer's scalar arithmetic and its signatures.
+struct DeterministicSigningTests {
+    @Test func inverseTimesValueIsOne() {
+        let a = Scalar(bytes: Array(repeating: 0xAB, count: 32)).reduced()
+        #expect(a.inverse().multiplied(by: a) == Scalar.one)
+        let small = Scalar(7, 0, 0, 0)
+        #expect(small.inverse().multiplied(by: small) == Scalar.one)
+    }
+
+    @Test func signaturesVerifyAndRepeat() {
+        let signer = DeterministicES256(seed: 42, label: "test")
+        let message = Array("header.payload".utf8)
+        let first = signer.sign(message)
+        #expect(first == signer.sign(message))
+        #expect(first.count == 64)
+        let signature = try? P256.Signing.ECDSASignature(rawRepresentation: first)
+        #expect(signature.map { signer.privateKey.publicKey.isValidSignature($0, for: message) } == true)
+        #expect(signer.sign(Array("other".utf8)) != first)
     }
 }
