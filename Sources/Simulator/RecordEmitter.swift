@@ -300,7 +300,7 @@ struct RecordEmitter {
             "<html><head><title>502 Bad Gateway</title></head><body>502 Bad Gateway</body></html>",
             "{\"received_at\": \"2024-03-01T12:00:00Z\", \"source\": \"apple.verify_receipt\", \"body\": {\"status\": 0, \"latest_rec",
             "\u{1}\u{2}\u{3}PK\u{3}\u{4} not a record",
-            "2024-03-01 12:00:00 ERROR upstream timed out (110: Connection timed out)",
+            "ERROR 2024-03-01 12:00:00 upstream timed out (110: Connection timed out)",
         ]
         for (index, at) in instants.enumerated() {
             try write(dailyKey(at), samples[index % samples.count], .quarantined("malformed_json"))

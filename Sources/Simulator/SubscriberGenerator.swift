@@ -27,6 +27,14 @@ struct SubscriberGenerator: Sendable {
     /// expiry (a new, unlinked token).
     func subscriber(index: Int, seed: UInt64) -> [SimulatedSubscription] {
         var rng = SeededGenerator(seed: seed, stream: UInt64(index) + 1)
+        let boundaryStart = UTCCalendar.adding(months: 2, to: start)
+        if index == 1, UTCCalendar.adding(months: 3, to: boundaryStart) <= horizon {
+            // The deliberate month-boundary case: every period starts and ends at 00:00Z on the 1st.
+            var state = Builder(catalog: catalog, horizon: horizon, apple: true, currency: "USD",
+                                userId: "u-\(String(index + 100_000))", isTest: false, index: index, chain: 0)
+            state.runOnMonthBoundaries(from: boundaryStart, rng: &rng)
+            return [state.subscription]
+        }
         let apple = rng.chance(0.5)
         let isTest = rng.chance(0.03)
         let currencyRoll = rng.next() % 100
@@ -129,6 +137,27 @@ struct SubscriberGenerator: Sendable {
         private func randomInstant(after a: Int64, before b: Int64, rng: inout SeededGenerator) -> Int64 {
             guard b - a > 2 * SubscriberGenerator.hour else { return SubscriberGenerator.anchor(a) }
             return SubscriberGenerator.anchor(rng.int((a + SubscriberGenerator.hour)...(b - SubscriberGenerator.hour)))
+        }
+
+        /// Three monthly periods from `begin` (00:00Z on the 1st of a month), auto-renew switched off in the third:
+        /// the subscription expires exactly at a month boundary, where DESIGN.md's rule (active at the start of
+        /// M when start < m0 <= end) decides.
+        mutating func runOnMonthBoundaries(from begin: Int64, rng: inout SeededGenerator) {
+            let product = catalog.monthly
+            var current = addPeriod(product, start: begin, end: catalog.end(of: product, from: begin), trial: false)
+            event(begin, .purchase(period: current))
+            subscription.autoRenewChanges.append((begin, true))
+            for _ in 0..<2 {
+                let start = subscription.timeline.periods[current].end
+                current = addPeriod(product, start: start, end: catalog.end(of: product, from: start), trial: false)
+                event(start, .renewal(period: current))
+            }
+            let last = subscription.timeline.periods[current]
+            let off = randomInstant(after: last.start, before: last.end, rng: &rng)
+            event(off, .autoRenewOff)
+            subscription.autoRenewChanges.append((off, false))
+            subscription.timeline.periods[current].endReason = .voluntary
+            event(last.end, .expired(period: current))
         }
 
         /// Runs the subscription from its first purchase; returns the start of a Google resubscribe (a new
