@@ -70,9 +70,6 @@ struct RecordSpool {
             throw SpoolError(description: "cannot read spool for \(key): \(error)")
         }
     }
-
-    /// Deletes the spool directory.
-    func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
 /// What a correct ingest must report for the archives written: every record counted once, by outcome.

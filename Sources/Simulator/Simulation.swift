@@ -71,10 +71,12 @@ public struct Simulation: Sendable {
         } catch {
             throw SimulationError(description: "cannot create \(root.path): \(error)")
         }
+        let spoolDirectory = root.appendingPathComponent(".simulate-spool")
+        defer { try? FileManager.default.removeItem(at: spoolDirectory) }
         do {
             let chain = try AppleSigningChain(seed: seed, label: "Simulated Apple")
             let forgedChain = try AppleSigningChain(seed: seed, label: "Forged")
-            let spool = try RecordSpool(directory: root.appendingPathComponent(".simulate-spool"))
+            let spool = try RecordSpool(directory: spoolDirectory)
             var emitter = RecordEmitter(
                 catalog: catalog, appleCutover: UTCCalendar.adding(months: 5, to: Simulation.start),
                 googleCutover: UTCCalendar.adding(months: 8, to: Simulation.start), horizon: horizon,
@@ -102,7 +104,6 @@ public struct Simulation: Sendable {
 
             var builder = ArchiveBuilder(archives: archives, seed: seed)
             try builder.build(from: emitter.spool)
-            emitter.spool.remove()
             // The truncated copy: a daily file in the middle of the run with only used / duplicate records.
             let candidates = builder.dailyMembers.keys.sorted().filter { key in
                 !emitter.specialDays.contains(where: { key.contains($0) }) && (builder.dailyMembers[key]?.count ?? 0) >= 2

@@ -200,12 +200,24 @@ struct ArchiveTrapTests {
         #expect(decoded.contains { $0.contains("\"notificationType\":12") }, "a REVOKED notification")
         #expect(lines.contains { $0.contains("androidpublisher#subscriptionPurchaseV2") })
         #expect(lines.contains { $0.contains("androidpublisher#subscriptionPurchase\"") })
+        // v2 resources only from the Play cut-over (2024-09-01) on.
+        let v2Received = lines.filter { $0.contains("\"source\":\"google.subscription.v2\"") }.compactMap { line in
+            line.range(of: "\"received_at\":\"[0-9-]{10}", options: .regularExpression).map { String(line[$0].suffix(10)) }
+        }
+        #expect(!v2Received.isEmpty && v2Received.allSatisfy { $0 >= "2024-09-01" })
     }
 
     @Test func notificationsV1V2AndForgeries() throws {
         let members = Fixture.tarMembers
         #expect(members.contains { $0.0.hasSuffix(".json.gz") }, "a tar member that is gzipped")
         #expect(members.contains { $0.1.contains("\"notification_type\"") && $0.1.contains("\"environment\":\"PROD\"") })
+        #expect(members.contains { $0.1.range(of: "\"original_transaction_id\":[0-9]", options: .regularExpression) != nil },
+                "a V1 original_transaction_id written as a number")
+        // V1 before the cut-over (2024-06-01), V2 from it on.
+        let v1Days = members.filter { $0.1.contains("\"notification_type\"") }.map { String($0.0.prefix(10)) }
+        let v2Days = members.filter { $0.1.hasPrefix("{\"signedPayload\":") }.map { String($0.0.prefix(10)) }
+        #expect(!v1Days.isEmpty && v1Days.allSatisfy { $0 < "2024-06-01" })
+        #expect(!v2Days.isEmpty && v2Days.allSatisfy { $0 >= "2024-06-01" })
         let v2 = members.filter { $0.1.hasPrefix("{\"signedPayload\":") }
         #expect(!v2.isEmpty)
         let trustedRoot = Fixture.read(Fixture.directory + "/apple-root.der")
