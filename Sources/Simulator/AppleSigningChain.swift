@@ -75,7 +75,7 @@ struct AppleSigningChain {
         self.leafKey = leafKey
         let header = JSONValue.object([
             ("alg", .string("ES256")),
-            ("x5c", .array([leaf, intermediate, root].map { .string(Data($0).base64EncodedString()) })),
+            ("x5c", .array([leaf, intermediate, root].map { .string(Base64.encode($0)) })),
         ])
         encodedHeader = AppleSigningChain.base64URL(Array(header.serialized.utf8))
     }
@@ -118,10 +118,5 @@ struct AppleSigningChain {
         return input + "." + AppleSigningChain.base64URL(leafKey.sign(Array(input.utf8)))
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
+    static func base64URL(_ bytes: [UInt8]) -> String { Base64.encodeURL(bytes) }
 }

@@ -80,9 +80,10 @@ struct ArchiveBuilder {
     private func buildTar(_ key: String, lines: [String]) throws(BuildError) {
         var tar = TarWriter()
         for line in lines {
-            guard let tab = line.firstIndex(of: "\t") else { continue }
-            let name = String(line[..<tab])
-            var contents = Array(line[line.index(after: tab)...].utf8)
+            let bytes = Array(line.utf8)
+            guard let tab = bytes.firstIndex(of: 0x09) else { continue }
+            let name = String(decoding: bytes[..<tab], as: UTF8.self)
+            var contents = Array(bytes[(tab + 1)...])
             if name.hasSuffix(".gz") {
                 do { contents = try Gzip.member(contents) } catch { throw BuildError(description: "\(key): \(error)") }
             }
@@ -101,8 +102,10 @@ struct ArchiveBuilder {
     private func buildZip(_ key: String, lines: [String]) throws(BuildError) {
         var members: [String: [String]] = [:]
         for line in lines {
-            guard let tab = line.firstIndex(of: "\t") else { continue }
-            members[String(line[..<tab]), default: []].append(String(line[line.index(after: tab)...]))
+            let bytes = Array(line.utf8)
+            guard let tab = bytes.firstIndex(of: 0x09) else { continue }
+            members[String(decoding: bytes[..<tab], as: UTF8.self), default: []]
+                .append(String(decoding: bytes[(tab + 1)...], as: UTF8.self))
         }
         let url = archives.appendingPathComponent(key)
         do {

@@ -206,7 +206,7 @@ struct GooglePayloads {
     /// A Pub/Sub push request carrying `notification` base64-encoded in `message.data`.
     static func pubSubPush(_ notification: JSONValue, messageId: String, publishedAt: Int64) -> JSONValue {
         let data = Array(notification.serialized.utf8)
-        let base64 = Data(data).base64EncodedString()
+        let base64 = Base64.encode(data)
         return .object([
             ("message", .object([
                 ("attributes", .object([])),

@@ -48,8 +48,17 @@ enum JSONValue: Sendable, Equatable {
     }
 
     static func writeString(_ text: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Fast path: most strings (ids, base64, JWS, dates) need no escaping.
+        let plain: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+        }
+        if plain == true {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in text.utf8 {
             switch byte {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])

@@ -64,8 +64,8 @@ struct RecordSpool {
     /// The lines spooled for `key`, in the order they were appended (call after `flush()`).
     func lines(_ key: String) throws(SpoolError) -> [String] {
         do {
-            let data = try Data(contentsOf: spoolURL(key))
-            return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            let bytes = Array(try Data(contentsOf: spoolURL(key)))
+            return bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         } catch {
             throw SpoolError(description: "cannot read spool for \(key): \(error)")
         }
