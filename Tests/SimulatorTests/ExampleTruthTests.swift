@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import X509
 @testable import Simulator
 
 /// examples.md's subscriptions A, B and C, built as timelines, give exactly examples.md's rows.
@@ -200,5 +201,28 @@ struct MonthBoundaryTests {
         #expect(cells("2024-06")["churn_rate"] == "1.000000")
         #expect(cells("2024-06")["active_end"] == "0")
         #expect(cells("2024-07")["active_start"] == "0")
+    }
+}
+
+/// The generated App Store chain passes swift-certificates' RFC 5280 verification to its own root.
+struct SigningChainTests {
+    @Test func chainVerifiesToItsRootAndNotToAnother() async throws {
+        let chain = try AppleSigningChain(seed: 9, label: "Simulated Apple")
+        let forged = try AppleSigningChain(seed: 9, label: "Forged")
+        let leaf = try Certificate(derEncoded: chain.leaf)
+        let intermediate = try Certificate(derEncoded: chain.intermediate)
+        let at = Date(timeIntervalSince1970: 1_720_000_000)
+        func verify(against root: [UInt8]) async throws -> Bool {
+            var verifier = Verifier(rootCertificates: CertificateStore([try Certificate(derEncoded: root)])) {
+                RFC5280Policy(validationTime: at)
+            }
+            let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
+            if case .validCertificate = result { return true }
+            return false
+        }
+        #expect(try await verify(against: chain.root))
+        #expect(try await verify(against: forged.root) == false)
+        #expect(leaf.extensions[oid: [1, 2, 840, 113635, 100, 6, 11, 1]] != nil)
+        #expect(intermediate.extensions[oid: [1, 2, 840, 113635, 100, 6, 2, 1]] != nil)
     }
 }
