@@ -1,7 +1,5 @@
-import Crypto
 import Foundation
 import Testing
-import X509
 @testable import Simulator
 
 /// examples.md's subscriptions A, B and C, built as timelines, give exactly examples.md's rows.
@@ -150,79 +148,5 @@ struct ExampleTruthTests {
         #expect(Money.twoDecimals(-1_005_000) == "-1.01")
         #expect(Money.twoDecimals(1_990_000 * 48, divisor: 12_000_000) == "7.96")
         #expect(Money.decimal(micros: 480_000_000) == "480")
-    }
-}
-
-/// The deterministic ES256 signer's scalar arithmetic and its signatures.
-struct DeterministicSigningTests {
-    @Test func inverseTimesValueIsOne() {
-        let a = Scalar(bytes: Array(repeating: 0xAB, count: 32)).reduced()
-        #expect(a.inverse().multiplied(by: a) == Scalar.one)
-        let small = Scalar(7, 0, 0, 0)
-        #expect(small.inverse().multiplied(by: small) == Scalar.one)
-    }
-
-    @Test func signaturesVerifyAndRepeat() {
-        let signer = DeterministicES256(seed: 42, label: "test")
-        let message = Array("header.payload".utf8)
-        let first = signer.sign(message)
-        #expect(first == signer.sign(message))
-        #expect(first.count == 64)
-        let signature = try? P256.Signing.ECDSASignature(rawRepresentation: first)
-        #expect(signature.map { signer.privateKey.publicKey.isValidSignature($0, for: message) } == true)
-        #expect(signer.sign(Array("other".utf8)) != first)
-    }
-}
-
-/// DESIGN.md's boundary rule: a spell counts as active at the start of M when start < m0 <= end.
-struct MonthBoundaryTests {
-    @Test func aSpellEndingExactlyAtMidnightOfTheFirstIsActiveAtTheStartOfThatMonth() {
-        var subscription = TimelineSubscription(platform: .apple, id: "edge")
-        let at = ExampleTruthTests.at
-        subscription.periods = [
-            ExampleTruthTests.period("premium_monthly", "2024-03-01 00:00", "2024-04-01 00:00", price: 4_990_000, currency: "USD"),
-            ExampleTruthTests.period("premium_monthly", "2024-04-01 00:00", "2024-05-01 00:00", price: 4_990_000, currency: "USD"),
-            ExampleTruthTests.period("premium_monthly", "2024-05-01 00:00", "2024-06-01 00:00", price: 4_990_000, currency: "USD",
-                                     reason: .voluntary),
-        ]
-        var calculator = TruthCalculator(scenario: .init(name: "edge", timeZoneIdentifier: "UTC", asOf: at("2024-07-15 12:00")),
-                                         durations: ["premium_monthly": "P1M"], monthCount: 8)
-        calculator.add(subscription)
-        let rows = calculator.tables().first { $0.0 == "subscriptions_monthly" }?.1 ?? []
-        func cells(_ month: String) -> [String: String] {
-            let row = rows.first { r in r.contains { $0 == ("month", month) } && r.contains { $0 == ("platform", "all") } }
-            return Dictionary(uniqueKeysWithValues: (row ?? []).map { ($0.0, $0.1) })
-        }
-        #expect(cells("2024-03")["new"] == "1")
-        #expect(cells("2024-03")["active_start"] == "0")
-        #expect(cells("2024-05")["active_end"] == "1")
-        #expect(cells("2024-06")["active_start"] == "1")
-        #expect(cells("2024-06")["churned_voluntary"] == "1")
-        #expect(cells("2024-06")["churn_rate"] == "1.000000")
-        #expect(cells("2024-06")["active_end"] == "0")
-        #expect(cells("2024-07")["active_start"] == "0")
-    }
-}
-
-/// The generated App Store chain passes swift-certificates' RFC 5280 verification to its own root.
-struct SigningChainTests {
-    @Test func chainVerifiesToItsRootAndNotToAnother() async throws {
-        let chain = try AppleSigningChain(seed: 9, label: "Simulated Apple")
-        let forged = try AppleSigningChain(seed: 9, label: "Forged")
-        let leaf = try Certificate(derEncoded: chain.leaf)
-        let intermediate = try Certificate(derEncoded: chain.intermediate)
-        let at = Date(timeIntervalSince1970: 1_720_000_000)
-        func verify(against root: [UInt8]) async throws -> Bool {
-            var verifier = Verifier(rootCertificates: CertificateStore([try Certificate(derEncoded: root)])) {
-                RFC5280Policy(validationTime: at)
-            }
-            let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
-            if case .validCertificate = result { return true }
-            return false
-        }
-        #expect(try await verify(against: chain.root))
-        #expect(try await verify(against: forged.root) == false)
-        #expect(leaf.extensions[oid: [1, 2, 840, 113635, 100, 6, 11, 1]] != nil)
-        #expect(intermediate.extensions[oid: [1, 2, 840, 113635, 100, 6, 2, 1]] != nil)
     }
 }
