@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Testing
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 @testable import Simulator
 
 /// The deterministic ES256 signer's scalar arithmetic and its signatures.
@@ -35,7 +35,7 @@ struct SigningChainTests {
         let at = Date(timeIntervalSince1970: 1_720_000_000)
         func verify(against root: [UInt8]) async throws -> Bool {
             var verifier = Verifier(rootCertificates: CertificateStore([try Certificate(derEncoded: root)])) {
-                RFC5280Policy(validationTime: at)
+                RFC5280Policy(fixedExpiryValidationTime: at)
             }
             let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
             if case .validCertificate = result { return true }
