@@ -9,7 +9,8 @@ import ZIPFoundation
 /// A small simulation written once and shared by the tests below (150 subscribers, 12 months).
 enum Fixture {
     static let directory: String = {
-        let path = NSTemporaryDirectory() + "subledger-sim-\(ProcessInfo.processInfo.processIdentifier)-a"
+        // A fixed path: each run rewrites it instead of leaving a new directory behind.
+        let path = NSTemporaryDirectory() + "subledger-simulator-tests-fixture"
         _ = try? Simulation(subscribers: 150, months: 12, seed: 7).write(to: path)
         return path
     }()
