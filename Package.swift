@@ -61,7 +61,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Facts"]),
+        .testTarget(name: "IngestTests", dependencies: [
+            "Ingest", "Facts", "SystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .testTarget(name: "AppStoreTests", dependencies: [
             "AppStore", "Facts", "Ingest",
             .product(name: "Crypto", package: "swift-crypto"),

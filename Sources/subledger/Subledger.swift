@@ -4,6 +4,9 @@ import Foundation
 /// The `subledger` command line: a thin layer over `Pipeline` and `Simulator`.
 @main
 struct Subledger: ParsableCommand {
+    /// The version `--version` prints and `summary.json`'s `generated_by` names.
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         abstract: "Batch ETL and revenue reports for App Store and Google Play subscriptions.",
         discussion: """
@@ -16,6 +19,7 @@ struct Subledger: ParsableCommand {
         Example (the nightly job):
           subledger run --db ledger.sqlite --out Reports --prices prices.csv archives/
         """,
+        version: version,
         subcommands: [IngestCommand.self, ReportCommand.self, RunCommand.self, StatusCommand.self,
                       QuarantineCommand.self, SimulateCommand.self]
     )

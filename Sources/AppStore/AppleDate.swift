@@ -1,0 +1,61 @@
+import Facts
+import Ingest
+
+/// Apple's instants as legacy payloads write them.
+enum AppleDate {
+    /// ms UTC from a `*_ms` field, or from a legacy date field: epoch ms (iOS 6 `expires_date`, a number or a
+    /// numeric string) or the `"2024-01-17 10:00:00 Etc/GMT"` text of iOS 7 receipts. `nil` when absent, empty,
+    /// or `"0"` (Apple's "not set", e.g. `cancellation_date_ms: "0"`).
+    static func millis(_ object: JSON, _ base: String) -> Millis? {
+        if let value = object[base + "_ms"], let ms = value.int64 { return ms > 0 ? ms : nil }
+        guard let value = object[base] else { return nil }
+        if let ms = value.int64 { return ms > 0 ? ms : nil }
+        guard let text = value.nonEmptyString else { return nil }
+        return parseGMT(text)
+    }
+
+    /// Whether any spelling of `base` is present (with a non-empty value).
+    static func has(_ object: JSON, _ base: String) -> Bool {
+        (object[base + "_ms"]?.nonEmptyString != nil) || (object[base]?.nonEmptyString != nil)
+    }
+
+    /// Parses `yyyy-MM-dd HH:mm:ss Etc/GMT` (also `...Z` / `UTC`); other zones are not sent for `*_date`
+    /// fields (Apple's `_pst` fields carry them, and the `_ms` fields are preferred anyway).
+    static func parseGMT(_ text: String) -> Millis? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19 else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in from..<(from + count) {
+                let b = bytes[i]
+                guard b >= 48, b <= 57 else { return nil }
+                value = value * 10 + Int(b - 48)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        let rest = String(decoding: bytes[19...], as: UTF8.self).trimmingCharacters(in: " ")
+        guard rest.isEmpty || rest == "Etc/GMT" || rest == "GMT" || rest == "UTC" || rest == "Z" else { return nil }
+        // Days from civil (Howard Hinnant's algorithm), proleptic Gregorian.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Millis(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in character: Character) -> String {
+        var slice = Substring(self)
+        while slice.first == character { slice.removeFirst() }
+        while slice.last == character { slice.removeLast() }
+        return String(slice)
+    }
+}

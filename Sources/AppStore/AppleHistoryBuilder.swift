@@ -1,0 +1,226 @@
+import Facts
+
+/// Rebuilds one Apple subscription (one `original_transaction_id`) from its facts (``AppleFactKind``).
+///
+/// A pure function of the fact *set*: the facts are sorted on every column first, so neither the order the
+/// ledger returns them in nor the order records arrived in can change the result. When statements disagree,
+/// the later `observedAt` wins.
+///
+/// Rules (docs/DESIGN.md "Apple"):
+/// - a period per `transaction_id`, merged field by field over all its facts, later statement wins;
+///   `.upgraded` sticks once stated;
+/// - an upgraded period ends at its cancellation with ``EndReason/replaced`` and is never revoked; a period
+///   that another product's period starts inside is ended there the same way (V2 upgrades name only the new
+///   transaction);
+/// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
+/// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
+///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
+///   L; otherwise lost at L = the first V2 EXPIRED BILLING_RETRY at or after E, else E + 60 days (Apple's
+///   longest billing retry). `Metrics` turns outcomes after the as-of time into `open`;
+/// - a period nothing continues ends `billingIssue` when an episode starts at its end, `voluntary` when the last
+///   auto-renew state at or before its end is off, else for the reason its expiry states, else `unknown`.
+public struct AppleHistoryBuilder: Sendable {
+    /// Apple retries a failed renewal for up to 60 days (ms).
+    static let longestRetry: Millis = 60 * 86_400_000
+
+    public init() {}
+
+    public func history(id: String, facts: [Fact]) -> SubscriptionHistory {
+        let facts = facts.filter { $0.platform == .apple }.sorted(by: Self.precedes)
+        let cancellations = Self.cancellations(facts)
+        var periods = mergedPeriods(facts)
+        var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
+        endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
+
+        var result: [Period] = periods.map { merged in
+            var period = merged.period
+            if !merged.upgraded, let revocation = cancellations[period.id] {
+                period.revokedAt = revocation.at
+                period.refundedPerHundredThousand = revocation.share
+            }
+            return period
+        }
+        result.sort { ($0.start, $0.id) < ($1.start, $1.id) }
+
+        let episodes = self.episodes(facts, periods: result)
+        let episodeStarts = Set(episodes.map(\.failedAt))
+        for index in result.indices {
+            let period = result[index]
+            if replaced.contains(period.id) {
+                result[index].endReason = .replaced
+            } else if !result.contains(where: { $0.id != period.id && $0.start <= period.end && period.end < $0.end }) {
+                result[index].endReason = endReason(of: period, facts: facts, episodeStarts: episodeStarts,
+                                                    nextStart: result.first { $0.start > period.end }?.start)
+            }
+        }
+
+        let purchases = self.purchases(facts, cancellations: cancellations)
+        let currencies = Set(facts.compactMap(\.currency)).sorted()
+        return SubscriptionHistory(platform: .apple, id: id, periods: result, episodes: episodes,
+                                   purchases: purchases, currencies: currencies)
+    }
+
+    // MARK: Periods
+
+    struct MergedPeriod {
+        var period: Period
+        var upgraded: Bool
+    }
+
+    private func mergedPeriods(_ facts: [Fact]) -> [MergedPeriod] {
+        var byId: [String: MergedPeriod] = [:]
+        for fact in facts where fact.kind == AppleFactKind.period {
+            guard let ref = fact.ref, let end = fact.end else { continue }
+            if var merged = byId[ref] {
+                merged.period.start = fact.at
+                merged.period.chargedAt = fact.at
+                merged.period.end = end
+                if let product = fact.productId { merged.period.productId = product }
+                if let amount = fact.amountMicros { merged.period.priceMicros = amount }
+                if let currency = fact.currency { merged.period.currency = currency }
+                merged.period.isTrial = fact.flags.contains(.trial)
+                merged.upgraded = merged.upgraded || fact.flags.contains(.upgraded)
+                byId[ref] = merged
+            } else {
+                byId[ref] = MergedPeriod(
+                    period: Period(id: ref, productId: fact.productId ?? "", start: fact.at, end: end,
+                                   isTrial: fact.flags.contains(.trial), priceMicros: fact.amountMicros,
+                                   currency: fact.currency),
+                    upgraded: fact.flags.contains(.upgraded))
+            }
+        }
+        return byId.values.filter { $0.period.start < $0.period.end }.sorted { $0.period.id < $1.period.id }
+    }
+
+    /// Ends a period where a period of another product starts inside it (an immediate upgrade or crossgrade).
+    private func endPeriodsInterruptedByOtherProducts(_ periods: inout [MergedPeriod], replaced: inout Set<String>) {
+        let starts = periods.map { ($0.period.start, $0.period.productId) }
+        for index in periods.indices {
+            let period = periods[index].period
+            let interruption = starts
+                .filter { $0.1 != period.productId && period.start < $0.0 && $0.0 < period.end }
+                .map(\.0).min()
+            if let interruption {
+                periods[index].period.end = interruption
+                replaced.insert(period.id)
+            }
+        }
+    }
+
+    // MARK: Revocations
+
+    struct Cancellation {
+        var at: Millis
+        var share: Int64
+    }
+
+    /// The standing revocation per transaction id: the latest-observed revocation, unless a REFUND_REVERSED
+    /// was observed at or after it.
+    private static func cancellations(_ facts: [Fact]) -> [String: Cancellation] {
+        var revoked: [String: (fact: Fact, share: Int64)] = [:]
+        var reversed: [String: Millis] = [:]
+        for fact in facts {
+            guard let ref = fact.ref else { continue }
+            if fact.kind == AppleFactKind.revocation {
+                revoked[ref] = (fact, fact.detail.flatMap { Int64($0) } ?? 100_000)
+            } else if fact.kind == AppleFactKind.refundReversed {
+                reversed[ref] = max(reversed[ref] ?? fact.observedAt, fact.observedAt)
+            }
+        }
+        var result: [String: Cancellation] = [:]
+        for (ref, revocation) in revoked {
+            if let reversal = reversed[ref], reversal >= revocation.fact.observedAt { continue }
+            result[ref] = Cancellation(at: revocation.fact.at, share: revocation.share)
+        }
+        return result
+    }
+
+    // MARK: Episodes
+
+    private func episodes(_ facts: [Fact], periods: [Period]) -> [BillingEpisode] {
+        let ends = periods.map(\.end).sorted()
+        var graceByStart: [Millis: Millis?] = [:]
+        for fact in facts where fact.kind == AppleFactKind.billingIssue {
+            let failedAt = ends.last { $0 <= fact.at } ?? fact.at
+            if let grace = fact.end {
+                graceByStart[failedAt] = .some(grace)
+            } else if graceByStart[failedAt] == nil {
+                graceByStart[failedAt] = .some(nil)
+            }
+        }
+        let billingExpiries = facts
+            .filter { $0.kind == AppleFactKind.expiry && $0.detail == ExpirationReason.billing }
+            .map(\.at).sorted()
+        return graceByStart.keys.sorted().map { failedAt in
+            let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
+            let retryEnd = failedAt.addingReportingOverflow(Self.longestRetry)
+            let lostAt = billingExpiries.first { $0 >= failedAt } ?? (retryEnd.overflow ? .max : retryEnd.partialValue)
+            if let recovery = periods.first(where: { $0.start >= failedAt && $0.start < lostAt }) {
+                return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .recovered(at: recovery.start))
+            }
+            return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .lost(at: lostAt))
+        }
+    }
+
+    // MARK: End reasons
+
+    private func endReason(of period: Period, facts: [Fact], episodeStarts: Set<Millis>,
+                           nextStart: Millis?) -> EndReason {
+        if episodeStarts.contains(period.end) { return .billingIssue }
+        let lastStatus = facts
+            .filter { $0.kind == AppleFactKind.renewalStatus && $0.at <= period.end }
+            .max { ($0.at, $0.observedAt) < ($1.at, $1.observedAt) }
+        if let lastStatus, !lastStatus.flags.contains(.on) { return .voluntary }
+        let expiry = facts
+            .filter { fact in
+                guard fact.kind == AppleFactKind.expiry else { return false }
+                if let end = fact.end { return end == period.end }
+                return fact.at >= period.end && fact.at < (nextStart ?? Millis.max)
+            }
+            .last
+        switch expiry?.detail {
+        case ExpirationReason.voluntary?: return .voluntary
+        case ExpirationReason.billing?: return .billingIssue
+        case ExpirationReason.priceIncrease?: return .priceIncrease
+        case ExpirationReason.productUnavailable?: return .productUnavailable
+        default: return .unknown
+        }
+    }
+
+    // MARK: One-time purchases
+
+    private func purchases(_ facts: [Fact], cancellations: [String: Cancellation]) -> [OneTimePurchase] {
+        var byId: [String: OneTimePurchase] = [:]
+        for fact in facts where fact.kind == AppleFactKind.oneTime {
+            guard let ref = fact.ref else { continue }
+            var purchase = byId[ref] ?? OneTimePurchase(id: ref, productId: "", purchasedAt: fact.at)
+            purchase.purchasedAt = fact.at
+            if let product = fact.productId { purchase.productId = product }
+            if let amount = fact.amountMicros { purchase.priceMicros = amount }
+            if let currency = fact.currency { purchase.currency = currency }
+            byId[ref] = purchase
+        }
+        return byId.values.map { purchase in
+            var purchase = purchase
+            purchase.revokedAt = cancellations[purchase.id]?.at
+            return purchase
+        }.sorted { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }
+    }
+
+    // MARK: Order
+
+    /// A total order on facts: statement time first (so later statements are applied last), then every column.
+    static func precedes(_ a: Fact, _ b: Fact) -> Bool {
+        if a.observedAt != b.observedAt { return a.observedAt < b.observedAt }
+        if a.kind != b.kind { return a.kind < b.kind }
+        if a.at != b.at { return a.at < b.at }
+        if a.subject != b.subject { return a.subject < b.subject }
+        if a.ref != b.ref { return (a.ref ?? "") < (b.ref ?? "") }
+        if a.end != b.end { return (a.end ?? .min) < (b.end ?? .min) }
+        if a.detail != b.detail { return (a.detail ?? "") < (b.detail ?? "") }
+        if a.productId != b.productId { return (a.productId ?? "") < (b.productId ?? "") }
+        if a.amountMicros != b.amountMicros { return (a.amountMicros ?? .min) < (b.amountMicros ?? .min) }
+        if a.currency != b.currency { return (a.currency ?? "") < (b.currency ?? "") }
+        return a.flags.rawValue < b.flags.rawValue
+    }
+}

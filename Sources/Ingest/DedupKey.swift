@@ -1,0 +1,44 @@
+import Crypto
+
+/// The key that makes the same record read from two files (or twice from one) one record.
+///
+/// - A Pub/Sub push: `msg:<messageId>`, the identity Pub/Sub gives each message (redeliveries share it).
+/// - An App Store V2 notification: `uuid:<notificationUUID>` (Apple resends a notification with the same UUID).
+/// - Anything else: `sha256:<hex>` of the canonical payload (members sorted, no whitespace; a JWS as its
+///   text), a 0 byte, then the source and every envelope context field except `received_at`, each as
+///   `name=value` and a 0 byte. So two loggings of one payload that differ only in `received_at`, member order
+///   or whitespace share a key, while two Google resources with identical bodies but different purchase tokens
+///   (or products, users, packages: context the payload lacks and the translators use) stay distinct.
+enum DedupKey {
+    static func make(source: SourceKind, payload: Payload, envelope: Envelope,
+                     messageId: String?, notificationUUID: String?) -> String {
+        if let messageId { return "msg:" + messageId }
+        if source == .appleNotificationV2, let notificationUUID { return "uuid:" + notificationUUID }
+        var input: [UInt8]
+        switch payload {
+        case .json(let value): input = JSONWriter.canonical(value)
+        case .jws(let text): input = Array(text.utf8)
+        }
+        input.append(0)
+        let context: [(StaticString, String?)] = [
+            ("source", source.rawValue), ("app_user_id", envelope.appUserId), ("package_name", envelope.packageName),
+            ("product_id", envelope.productId), ("purchase_token", envelope.purchaseToken),
+            ("order_id", envelope.orderId), ("currency", envelope.currency), ("storefront", envelope.storefront),
+        ]
+        for case let (name, value?) in context {
+            input.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            input.append(UInt8(ascii: "="))
+            input.append(contentsOf: value.utf8)
+            input.append(0)
+        }
+        let digest = SHA256.hash(data: input)
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = Array("sha256:".utf8)
+        text.reserveCapacity(7 + 64)
+        for byte in digest {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,206 @@
+/// Splits a `.json` file into records: the whole document when it is a single value, or each element of a
+/// top-level array, streamed element by element so that a large array never sits in memory.
+///
+/// The splitter does not parse: it tracks only string, escape and nesting state, which is enough to find where
+/// an element ends; ``RecordParser`` parses each element later. Positions are 0-based element indexes (0 for a
+/// single document).
+///
+/// A file that is not valid JSON as a whole still gives up what it can: complete elements are yielded; from the
+/// first byte that breaks the array's structure, the rest is yielded as one record (it will be quarantined as
+/// malformed). A document that ends inside a value or before its array is closed was cut off: that is damage.
+struct JSONDocumentSplitter: StreamStage {
+    let file: String
+    let member: String?
+    let maximumRecordBytes: Int
+
+    private enum State {
+        /// Before the first value (whitespace, byte order mark).
+        case start
+        /// The document is one value; everything is buffered.
+        case single
+        /// Inside the array, expecting an element or `]`.
+        case beforeElement
+        /// Inside an element.
+        case element
+        /// After an element, expecting `,` or `]`.
+        case afterElement
+        /// After the closing `]`; only whitespace may follow.
+        case closed
+        /// The structure broke; everything from here on is one record.
+        case broken
+    }
+
+    private var state = State.start
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var index: Int64 = 0
+    /// Bytes of the current element (or document, or broken rest) from earlier chunks.
+    private var buffer: [UInt8] = []
+
+    init(file: String, member: String?, maximumRecordBytes: Int) {
+        self.file = file
+        self.member = member
+        self.maximumRecordBytes = maximumRecordBytes
+    }
+
+    mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
+                        emit: (RawRecord) throws -> Void) throws {
+        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
+        var position = 0
+        /// Where the value being collected starts in this chunk, if it is being collected.
+        var valueStart: Int? = (state == .element || state == .single || state == .broken) ? 0 : nil
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch state {
+            case .start:
+                if Self.isWhitespace(byte) || byte == 0xEF || byte == 0xBB || byte == 0xBF {
+                    position += 1
+                    continue
+                }
+                if byte == UInt8(ascii: "[") {
+                    state = .beforeElement
+                    position += 1
+                } else {
+                    state = .single
+                    valueStart = position
+                }
+            case .single:
+                track(byte)
+                position += 1
+            case .beforeElement:
+                if Self.isWhitespace(byte) {
+                    position += 1
+                } else if byte == UInt8(ascii: "]") {
+                    state = .closed
+                    position += 1
+                } else if byte == UInt8(ascii: ",") {
+                    state = .broken
+                    valueStart = position
+                } else {
+                    state = .element
+                    valueStart = position
+                    depth = 0
+                    inString = false
+                    escaped = false
+                }
+            case .element:
+                if inString || depth > 0 || !Self.endsScalar(byte) {
+                    let closesTopLevel = !inString && depth == 0 && (byte == UInt8(ascii: "}"))
+                    if closesTopLevel {
+                        state = .broken
+                        continue
+                    }
+                    let wasString = inString
+                    track(byte)
+                    position += 1
+                    let atEnd = depth == 0 && !inString
+                        && (byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || (wasString && byte == UInt8(ascii: "\"")))
+                    if atEnd {
+                        try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
+                        valueStart = nil
+                        state = .afterElement
+                    }
+                } else {
+                    try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
+                    valueStart = nil
+                    state = .afterElement
+                }
+            case .afterElement:
+                if Self.isWhitespace(byte) {
+                    position += 1
+                } else if byte == UInt8(ascii: ",") {
+                    state = .beforeElement
+                    position += 1
+                } else if byte == UInt8(ascii: "]") {
+                    state = .closed
+                    position += 1
+                } else {
+                    state = .broken
+                    valueStart = position
+                }
+            case .closed:
+                if Self.isWhitespace(byte) {
+                    position += 1
+                } else {
+                    state = .broken
+                    valueStart = position
+                }
+            case .broken:
+                position = bytes.count
+            }
+        }
+        if let valueStart { keep(UnsafeBufferPointer(rebasing: bytes[valueStart...])) }
+    }
+
+    mutating func finish(origin: ChunkOrigin, damages: inout [Damage], emit: (RawRecord) throws -> Void) throws {
+        switch state {
+        case .start, .closed:
+            return
+        case .single:
+            guard depth == 0, !inString else {
+                throw StageDamage(offset: origin.offset, reason: "JSON document cut off inside a value")
+            }
+            try yieldBuffer(emit: emit)
+        case .broken:
+            try yieldBuffer(emit: emit)
+        case .element where depth == 0 && !inString:
+            throw StageDamage(offset: origin.offset, reason: "JSON array cut off after element \(index)")
+        case .element:
+            throw StageDamage(offset: origin.offset, reason: "JSON array cut off inside element \(index)")
+        case .beforeElement, .afterElement:
+            throw StageDamage(offset: origin.offset, reason: "JSON array cut off after \(index) elements")
+        }
+    }
+
+    /// Follows strings, escapes and nesting through one byte.
+    private mutating func track(_ byte: UInt8) {
+        if inString {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            }
+            return
+        }
+        switch byte {
+        case UInt8(ascii: "\""): inString = true
+        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+        case UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(depth - 1, 0)
+        default: break
+        }
+    }
+
+    /// Keeps bytes of an unfinished value, up to the bound: a longer value is cut there (and will not parse).
+    private mutating func keep(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let room = maximumRecordBytes - buffer.count
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<max(min(room, bytes.count), 0)]))
+    }
+
+    private mutating func yield(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int,
+                                emit: (RawRecord) throws -> Void) throws {
+        keep(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        try yieldBuffer(emit: emit)
+    }
+
+    private mutating func yieldBuffer(emit: (RawRecord) throws -> Void) throws {
+        var record = buffer
+        buffer = []
+        while let last = record.last, Self.isWhitespace(last) { record.removeLast() }
+        let position = index
+        index += 1
+        guard !LineSplitter.isBlank(record) else { return }
+        try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: position)))
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// A byte that ends a number or literal element (`1,` `true]` `null `).
+    static func endsScalar(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || isWhitespace(byte)
+    }
+}

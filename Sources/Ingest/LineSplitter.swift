@@ -1,0 +1,96 @@
+import Foundation
+
+/// Splits `.ndjson` / `.jsonl` content into records, one per line.
+///
+/// Lines end at `\n`; a `\r` before it is dropped; blank (whitespace-only) lines are skipped but still counted,
+/// so that ``Provenance/position`` is the 1-based line number an editor shows. A line longer than
+/// `maximumRecordBytes` is yielded cut at that length (it will not parse, so it is quarantined) and the rest
+/// of it is skipped: memory stays bounded by the longest allowed record.
+struct LineSplitter: StreamStage {
+    let file: String
+    let member: String?
+    let maximumRecordBytes: Int
+    /// The start of a line whose end has not arrived yet.
+    private var pending: [UInt8] = []
+    /// The current line was too long and has been yielded; skip to its end.
+    private var discarding = false
+    /// 1-based number of the line being assembled.
+    private var line: Int64 = 1
+
+    init(file: String, member: String?, maximumRecordBytes: Int) {
+        self.file = file
+        self.member = member
+        self.maximumRecordBytes = maximumRecordBytes
+    }
+
+    mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
+                        emit: (RawRecord) throws -> Void) throws {
+        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
+        var start = 0
+        while start < bytes.count {
+            guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
+                append(UnsafeBufferPointer(rebasing: bytes[start...]))
+                try flushOverlong(emit: emit)
+                return
+            }
+            try complete(UnsafeBufferPointer(rebasing: bytes[start..<newline]), emit: emit)
+            start = newline + 1
+        }
+    }
+
+    mutating func finish(origin: ChunkOrigin, damages: inout [Damage], emit: (RawRecord) throws -> Void) throws {
+        if !pending.isEmpty || discarding {
+            try complete(UnsafeBufferPointer(start: nil, count: 0), emit: emit)
+        }
+    }
+
+    /// Ends the current line with `tail` as its last bytes.
+    private mutating func complete(_ tail: UnsafeBufferPointer<UInt8>, emit: (RawRecord) throws -> Void) throws {
+        defer { line += 1 }
+        if discarding {
+            discarding = false
+            return
+        }
+        var record: [UInt8]
+        if pending.isEmpty {
+            record = Array(tail)
+        } else {
+            pending.append(contentsOf: tail)
+            record = pending
+            pending = []
+        }
+        if record.last == 0x0D { record.removeLast() }
+        // A byte order mark, as Windows tools write, before the first line.
+        if line == 1, record.starts(with: [0xEF, 0xBB, 0xBF]) { record.removeFirst(3) }
+        guard !Self.isBlank(record) else { return }
+        if record.count > maximumRecordBytes { record.removeSubrange(maximumRecordBytes...) }
+        try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: line)))
+    }
+
+    /// Keeps the unfinished start of a line, at most one byte beyond the bound (enough to know it is too long).
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !discarding else { return }
+        let room = maximumRecordBytes + 1 - pending.count
+        pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<min(bytes.count, max(room, 0))]))
+    }
+
+    /// Yields a line that has outgrown the bound before its end arrived, and skips the rest of it.
+    private mutating func flushOverlong(emit: (RawRecord) throws -> Void) throws {
+        guard pending.count > maximumRecordBytes else { return }
+        let record = Array(pending[..<maximumRecordBytes])
+        pending = []
+        discarding = true
+        try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: line)))
+    }
+
+    static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, Int32(byte), bytes.count - start)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    static func isBlank(_ bytes: [UInt8]) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+}

@@ -1,0 +1,149 @@
+import Facts
+
+/// Turns a raw record (one JSON text) into a ``ParsedRecord``: which store payload it holds, the context its
+/// envelope adds, and its deduplication key (`inputs.md`, "Records").
+///
+/// A record is an **envelope** (an object with a `body` member, plus `received_at`, `source` and context) or a
+/// **raw payload**. The body may be an object, a string holding escaped JSON, or a JWS string. The payload
+/// type comes from `source` when given, else from the payload's shape (see ``PayloadSniffer``); either way the
+/// App Store `signedPayload` and the Pub/Sub push wrappers are unwrapped. Nothing here verifies signatures or
+/// interprets store fields: that is the translators' work.
+public struct RecordParser: Sendable {
+    public init() {}
+
+    public func parse(_ raw: RawRecord) -> Result<ParsedRecord, RecordRejection> {
+        do throws(RecordRejection) {
+            return .success(try parseRecord(raw))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func parseRecord(_ raw: RawRecord) throws(RecordRejection) -> ParsedRecord {
+        let value: JSON
+        do {
+            value = try JSONParser.parse(raw.bytes)
+        } catch {
+            // A JWS logged bare, without quotes, is not JSON but is a record all the same.
+            guard let text = Self.bareJWS(raw.bytes) else {
+                throw RecordRejection(reason: .malformedJSON, detail: error.description)
+            }
+            value = .string(text)
+        }
+        var envelope = Envelope()
+        var declared: SourceKind?
+        var body = value
+        if let object = value.object, let envelopeBody = object["body"] {
+            envelope = try Self.envelope(object)
+            declared = try Self.source(object)
+            body = try Self.body(envelopeBody)
+        }
+        let sniffed = try Self.sniff(body, declared: declared)
+        let source = declared ?? sniffed.source
+        if envelope.receivedAt == nil { envelope.receivedAt = sniffed.publishedAt }
+        let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope,
+                                messageId: sniffed.messageId, notificationUUID: sniffed.notificationUUID)
+        return ParsedRecord(provenance: raw.provenance, source: source, envelope: envelope, payload: sniffed.payload,
+                            dedupKey: key)
+    }
+
+    /// The payload's kind and unwrapped form. With a declared source, a body of no known shape is passed on as
+    /// it is (the envelope says what it is; the translator judges it); wrappers are unwrapped either way.
+    static func sniff(_ body: JSON, declared: SourceKind?) throws(RecordRejection) -> PayloadSniffer.Sniffed {
+        do {
+            return try PayloadSniffer().sniff(body)
+        } catch {
+            guard let declared, error.reason == .unrecognized else { throw error }
+            if case .string(let text) = body { return PayloadSniffer.Sniffed(source: declared, payload: .jws(text)) }
+            return PayloadSniffer.Sniffed(source: declared, payload: .json(body))
+        }
+    }
+
+    /// The envelope's `source`, when present.
+    static func source(_ object: JSONObject) throws(RecordRejection) -> SourceKind? {
+        guard let value = object["source"], !value.isNull else { return nil }
+        guard case .string(let text) = value else {
+            throw RecordRejection(reason: .invalidPayload, detail: "envelope source is a JSON \(PayloadSniffer.typeName(value)), not a string")
+        }
+        guard let kind = SourceKind(rawValue: text) else {
+            throw RecordRejection(reason: .unrecognized, detail: "unknown envelope source \"\(text)\"")
+        }
+        return kind
+    }
+
+    /// The payload inside an envelope's `body`: an object as is; a string holding JSON parsed; a JWS string kept.
+    static func body(_ body: JSON) throws(RecordRejection) -> JSON {
+        switch body {
+        case .object:
+            return body
+        case .string(let text):
+            let trimmed = String(text.trimmingASCIIWhitespace())
+            if CompactJWS.looksLikeJWS(trimmed) { return .string(trimmed) }
+            do {
+                return try JSONParser.parse(trimmed)
+            } catch {
+                throw RecordRejection(reason: .malformedJSON, detail: "envelope body string: \(error.description)")
+            }
+        default:
+            throw RecordRejection(reason: .invalidPayload,
+                                  detail: "envelope body is a JSON \(PayloadSniffer.typeName(body)), not an object or a string")
+        }
+    }
+
+    /// The context fields of an envelope (`inputs.md`).
+    static func envelope(_ object: JSONObject) throws(RecordRejection) -> Envelope {
+        var envelope = Envelope()
+        if let value = object["received_at"], !value.isNull {
+            guard let millis = receivedAt(value) else {
+                throw RecordRejection(reason: .invalidPayload,
+                                      detail: "envelope received_at \(JSONWriter.compact(value)) is neither RFC 3339 nor epoch milliseconds")
+            }
+            envelope.receivedAt = millis
+        }
+        envelope.appUserId = try text(object, "app_user_id")
+        envelope.packageName = try text(object, "package_name")
+        let subscriptionId = try text(object, "subscription_id")
+        let productId = try text(object, "product_id")
+        envelope.productId = subscriptionId ?? productId
+        envelope.purchaseToken = try text(object, "purchase_token")
+        envelope.orderId = try text(object, "order_id")
+        envelope.currency = try text(object, "currency")
+        envelope.storefront = try text(object, "storefront")
+        return envelope
+    }
+
+    /// `received_at` as epoch milliseconds (a number or a string of digits) or RFC 3339.
+    static func receivedAt(_ value: JSON) -> Millis? {
+        switch value {
+        case .number:
+            return value.int64
+        case .string(let text):
+            let trimmed = String(text.trimmingASCIIWhitespace())
+            if let first = trimmed.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
+               trimmed.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }) {
+                return value.int64
+            }
+            return RFC3339.millis(trimmed)
+        default:
+            return nil
+        }
+    }
+
+    /// A context field: a non-empty string (a number is taken as its text); absent, null or `""` is `nil`.
+    static func text(_ object: JSONObject, _ key: String) throws(RecordRejection) -> String? {
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null: return nil
+        case .string, .number: return value.nonEmptyString
+        default:
+            throw RecordRejection(reason: .invalidPayload,
+                                  detail: "envelope \(key) is a JSON \(PayloadSniffer.typeName(value)), not a string")
+        }
+    }
+
+    /// The text of a record that is a JWS written without quotes, if it is one.
+    static func bareJWS(_ bytes: [UInt8]) -> String? {
+        let text = String(String(decoding: bytes, as: UTF8.self).trimmingASCIIWhitespace())
+        return CompactJWS.looksLikeJWS(text) ? text : nil
+    }
+}

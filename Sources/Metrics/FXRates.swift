@@ -1,0 +1,61 @@
+/// Monthly exchange rates into the reporting currency, from the `--fx-rates` file
+/// (CSV `month,currency,rate_to_reporting_currency`; a month's rate applies to the amounts of that month).
+///
+/// Rates are kept as exact decimal fractions (at most 12 decimal places) so that conversion is exact until the
+/// converted amount is rounded to cents.
+public struct FXRates: Sendable {
+    private struct Key: Hashable {
+        var month: String
+        var currency: String
+    }
+
+    private var rates: [Key: ExchangeRate] = [:]
+
+    /// Parses the CSV text. Throws on a missing column, a month not written `YYYY-MM`, an invalid currency, a
+    /// rate that is not a positive decimal, or two different rates for one month and currency.
+    public init(csv: String) throws(ConfigurationError) {
+        let file = "fx-rates"
+        let table = try ConfigurationCSV(text: csv, file: file, columns: ["month", "currency", "rate_to_reporting_currency"])
+        for row in table.rows {
+            func fail(_ reason: String) -> ConfigurationError { ConfigurationError(file: file, line: row.line, reason: reason) }
+            let month = row.value("month")
+            let parts = month.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
+                  parts[0].allSatisfy(\.isASCIIDigit), let monthOfYear = Int(parts[1]), (1...12).contains(monthOfYear) else {
+                throw fail("month `\(month)` is not written YYYY-MM")
+            }
+            let currency = row.value("currency").uppercased()
+            guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                throw fail("currency `\(row.value("currency"))` is not an ISO 4217 code")
+            }
+            let text = row.value("rate_to_reporting_currency")
+            guard let fraction = DecimalText.fraction(text, maxFractionDigits: 12), fraction.numerator > 0 else {
+                throw fail("rate `\(text)` is not a positive decimal with at most 12 places")
+            }
+            let key = Key(month: month, currency: currency)
+            let rate = ExchangeRate(numerator: fraction.numerator, denominator: fraction.denominator)
+            if let known = rates[key], !known.equals(rate) {
+                throw fail("a second, different rate for \(currency) in \(month)")
+            }
+            rates[key] = rate
+        }
+    }
+
+    /// The rate of `currency` in `month` (`YYYY-MM`), if the file has one.
+    func rate(month: String, currency: String) -> ExchangeRate? {
+        rates[Key(month: month, currency: currency)]
+    }
+}
+
+/// One unit of a currency in the reporting currency, exactly: `numerator / denominator`.
+struct ExchangeRate: Sendable, Hashable {
+    var numerator: Int64
+    var denominator: Int64
+
+    static let one = ExchangeRate(numerator: 1, denominator: 1)
+
+    /// Same value (`1.5` and `1.50` are one rate).
+    func equals(_ other: ExchangeRate) -> Bool {
+        numerator.multipliedFullWidth(by: other.denominator) == other.numerator.multipliedFullWidth(by: denominator)
+    }
+}

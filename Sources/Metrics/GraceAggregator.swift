@@ -1,0 +1,59 @@
+import Facts
+
+/// Builds `grace_recovery`: billing-issue episodes by the month of E and platform. Recovery times are kept per
+/// row (one integer per recovered episode) because an exact median needs them.
+struct GraceAggregator: Sendable {
+    private struct Key: Hashable {
+        var month: Int
+        var platform: Platform
+    }
+
+    private struct Counts: Sendable {
+        var episodes = 0, withGrace = 0, recoveredInGrace = 0, recoveredInRetry = 0, lost = 0, open = 0
+        /// T − E (ms) of each recovered episode.
+        var recoveryMillis: [Int64] = []
+    }
+
+    private var counts: [Key: Counts] = [:]
+
+    mutating func add(_ timeline: Timeline, months: inout MonthTable) {
+        for episode in timeline.episodes {
+            guard let month = months.month(of: episode.failedAt) else { continue }
+            let key = Key(month: month, platform: timeline.history.platform)
+            counts[key, default: Counts()].episodes += 1
+            if episode.graceEnd > episode.failedAt { counts[key, default: Counts()].withGrace += 1 }
+            switch (episode.outcome, timeline.outcomeTime(episode)) {
+            case (.recovered(let at), .some):
+                if at < episode.graceEnd {
+                    counts[key, default: Counts()].recoveredInGrace += 1
+                } else {
+                    counts[key, default: Counts()].recoveredInRetry += 1
+                }
+                counts[key, default: Counts()].recoveryMillis.append(FullWidth.subtract(at, episode.failedAt))
+            case (.lost, .some):
+                counts[key, default: Counts()].lost += 1
+            default:
+                counts[key, default: Counts()].open += 1
+            }
+        }
+    }
+
+    func rows() -> [GraceRecoveryRow] {
+        counts.map { key, counts in
+            GraceRecoveryRow(month: MonthTable.label(key.month), platform: key.platform, episodes: counts.episodes,
+                             withGrace: counts.withGrace, recoveredInGrace: counts.recoveredInGrace,
+                             recoveredInRetry: counts.recoveredInRetry, lost: counts.lost, open: counts.open,
+                             medianHoursToRecover: Self.medianHours(counts.recoveryMillis))
+        }.sorted { ByteOrder.precedes([$0.month, $0.platform.rawValue], [$1.month, $1.platform.rawValue]) }
+    }
+
+    private static func medianHours(_ values: [Int64]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        let millis = sorted.count % 2 == 1
+            ? Double(sorted[middle])
+            : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
+        return millis / 3_600_000
+    }
+}

@@ -1,0 +1,46 @@
+import Facts
+
+/// Turns subscription histories into every table of `metrics.md`, streaming: each history is folded into
+/// per-month aggregates as it arrives and then dropped, so memory grows with months × products, not with
+/// subscriptions.
+///
+/// ```swift
+/// var engine = MetricsEngine(options: options)
+/// try ledger.forEachSubscription { engine.add(builder.history(id: $0, facts: $1)) }
+/// let tables = engine.finish()
+/// ```
+public struct MetricsEngine: Sendable {
+    private let options: ReportOptions
+    private var months: MonthTable
+    private var subscriptions = SubscriptionAggregator()
+    private var revenue = RevenueAggregator()
+    private var retention = RetentionAggregator()
+    private var trials = TrialAggregator()
+    private var grace = GraceAggregator()
+
+    public init(options: ReportOptions) {
+        self.options = options
+        months = MonthTable(asOf: options.asOf, timeZone: options.timeZone)
+    }
+
+    /// Adds one subscription (or one-time purchase subject). Call once per history; order does not matter.
+    public mutating func add(_ history: SubscriptionHistory) {
+        let timeline = Timeline(history: history, asOf: options.asOf)
+        subscriptions.add(timeline, months: &months)
+        revenue.add(timeline, prices: options.prices, months: &months)
+        retention.add(timeline, prices: options.prices, months: &months)
+        trials.add(timeline, months: &months)
+        grace.add(timeline, months: &months)
+    }
+
+    /// The tables for everything added so far.
+    public func finish() -> ReportTables {
+        ReportTables(
+            subscriptionsMonthly: subscriptions.rows(months: months),
+            revenueMonthly: revenue.rows(months: months, reportingCurrency: options.reportingCurrency, fxRates: options.fxRates),
+            retentionCohorts: retention.rows(months: months),
+            trialConversion: trials.rows(),
+            graceRecovery: grace.rows(),
+            reportingCurrency: options.reportingCurrency)
+    }
+}

@@ -1,0 +1,75 @@
+import Facts
+
+/// Prices and durations of products, from the `--prices` file (CSV `platform,product_id,currency,price,duration`).
+///
+/// Legacy Apple payloads (verifyReceipt, V1 notifications) state no price: the price list fills it in for the
+/// platform, product and currency. Prices are exact integer micros (`4.99` → 4_990_000). The duration, when
+/// given, is the product's billing period for retention cohorts and MRR; one duration per (platform, product).
+public struct PriceList: Sendable {
+    private struct PriceKey: Hashable {
+        var platform: Platform
+        var productId: String
+        var currency: String
+    }
+
+    private struct ProductKey: Hashable {
+        var platform: Platform
+        var productId: String
+    }
+
+    private var prices: [PriceKey: Int64] = [:]
+    private var durations: [ProductKey: BillingDuration] = [:]
+
+    /// A list with no prices: every legacy Apple transaction is unpriced.
+    public static let empty = PriceList()
+
+    private init() {}
+
+    /// Parses the CSV text of a price list. Throws on a missing column, an unknown platform, a price that is not
+    /// a plain decimal with at most 6 places, an invalid ISO 8601 duration, or two rows that disagree.
+    public init(csv: String) throws(ConfigurationError) {
+        let file = "prices"
+        let table = try ConfigurationCSV(text: csv, file: file,
+                                         columns: ["platform", "product_id", "currency", "price", "duration"])
+        for row in table.rows {
+            func fail(_ reason: String) -> ConfigurationError { ConfigurationError(file: file, line: row.line, reason: reason) }
+            guard let platform = Platform(rawValue: row.value("platform").lowercased()) else {
+                throw fail("platform `\(row.value("platform"))` is neither apple nor google")
+            }
+            let productId = row.value("product_id")
+            guard !productId.isEmpty else { throw fail("empty product_id") }
+            let currency = row.value("currency").uppercased()
+            guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                throw fail("currency `\(row.value("currency"))` is not an ISO 4217 code")
+            }
+            guard let micros = DecimalText.scaled(row.value("price"), scale: 6) else {
+                throw fail("price `\(row.value("price"))` is not a non-negative decimal with at most 6 places")
+            }
+            let priceKey = PriceKey(platform: platform, productId: productId, currency: currency)
+            if let known = prices[priceKey], known != micros {
+                throw fail("a second, different price for \(platform.rawValue) \(productId) \(currency)")
+            }
+            prices[priceKey] = micros
+            let durationText = row.value("duration")
+            guard !durationText.isEmpty else { continue }
+            guard let duration = BillingDuration(iso: durationText) else {
+                throw fail("duration `\(durationText)` is not ISO 8601 like P1W, P1M, P3M, P1Y or P7D")
+            }
+            let productKey = ProductKey(platform: platform, productId: productId)
+            if let known = durations[productKey], known != duration {
+                throw fail("\(platform.rawValue) \(productId) has durations \(known) and \(duration)")
+            }
+            durations[productKey] = duration
+        }
+    }
+
+    /// The listed price in micros of `productId` in `currency` on `platform`.
+    public func priceMicros(platform: Platform, productId: String, currency: String) -> Int64? {
+        prices[PriceKey(platform: platform, productId: productId, currency: currency)]
+    }
+
+    /// The listed billing duration of `productId` on `platform`.
+    public func duration(platform: Platform, productId: String) -> BillingDuration? {
+        durations[ProductKey(platform: platform, productId: productId)]
+    }
+}

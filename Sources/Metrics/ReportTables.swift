@@ -1,0 +1,35 @@
+/// Every table of `metrics.md`, rows sorted by their key columns (byte order; retention `period` numerically).
+public struct ReportTables: Sendable, Equatable {
+    public var subscriptionsMonthly: [SubscriptionsMonthlyRow]
+    public var revenueMonthly: [RevenueMonthlyRow]
+    public var retentionCohorts: [RetentionCohortRow]
+    public var trialConversion: [TrialConversionRow]
+    public var graceRecovery: [GraceRecoveryRow]
+    /// `--currency`: when set, revenue rows carry ``RevenueMonthlyRow/converted`` and the converted columns.
+    public var reportingCurrency: String?
+
+    public init(subscriptionsMonthly: [SubscriptionsMonthlyRow] = [], revenueMonthly: [RevenueMonthlyRow] = [],
+                retentionCohorts: [RetentionCohortRow] = [], trialConversion: [TrialConversionRow] = [],
+                graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil) {
+        self.subscriptionsMonthly = subscriptionsMonthly
+        self.revenueMonthly = revenueMonthly
+        self.retentionCohorts = retentionCohorts
+        self.trialConversion = trialConversion
+        self.graceRecovery = graceRecovery
+        self.reportingCurrency = reportingCurrency
+    }
+
+    /// The tables as text, in `cli.md` order: what the CSV, JSON and HTML writers render.
+    public var texts: [TableText] {
+        [
+            TableText(name: "subscriptions_monthly", columns: SubscriptionsMonthlyRow.columns,
+                      rows: subscriptionsMonthly.map(\.cells)),
+            TableText(name: "revenue_monthly",
+                      columns: RevenueMonthlyRow.columns + (reportingCurrency == nil ? [] : RevenueMonthlyRow.convertedColumns),
+                      rows: revenueMonthly.map(\.cells)),
+            TableText(name: "retention_cohorts", columns: RetentionCohortRow.columns, rows: retentionCohorts.map(\.cells)),
+            TableText(name: "trial_conversion", columns: TrialConversionRow.columns, rows: trialConversion.map(\.cells)),
+            TableText(name: "grace_recovery", columns: GraceRecoveryRow.columns, rows: graceRecovery.map(\.cells)),
+        ]
+    }
+}

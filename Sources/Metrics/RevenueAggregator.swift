@@ -1,0 +1,142 @@
+import Facts
+
+/// Builds `revenue_monthly`: charges by charge month, refunds by revocation month, and MRR at each month end,
+/// per platform × product × purchase currency. Amounts are exact integer micros.
+///
+/// MRR is kept as +/− events (a priced paid segment adds its monthly amount in the month it starts and removes
+/// it in the month it ends), summed month by month at the end, so no history is held and no per-month work is
+/// done per subscription.
+struct RevenueAggregator: Sendable {
+    private struct Key: Hashable {
+        var month: Int
+        /// Index into `series`.
+        var series: Int
+    }
+
+    private struct SeriesKey: Hashable {
+        var platform: Platform
+        var productId: String
+        var currency: String
+    }
+
+    private struct Counts: Sendable {
+        var grossMicros: Int64 = 0
+        var refundMicros: Int64 = 0
+        var transactions = 0
+        var refundedTransactions = 0
+        var unpricedTransactions = 0
+        /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
+        var mrrTwelfthsChange: Int64 = 0
+    }
+
+    private var counts: [Key: Counts] = [:]
+    /// Each (platform, product, currency) once, numbered in order of appearance, so that the per-event keys
+    /// hash two integers rather than strings.
+    private var seriesIndex: [SeriesKey: Int] = [:]
+    private var series: [SeriesKey] = []
+    /// First month with an event, per series index.
+    private var firstMonths: [Int] = []
+
+    private mutating func index(of key: SeriesKey) -> Int {
+        if let index = seriesIndex[key] { return index }
+        seriesIndex[key] = series.count
+        series.append(key)
+        firstMonths.append(Int.max)
+        return series.count - 1
+    }
+
+    mutating func add(_ timeline: Timeline, prices: PriceList, months: inout MonthTable) {
+        let history = timeline.history
+        func update(_ instant: Millis, _ series: Int, _ change: (inout Counts) -> Void) {
+            guard let month = months.month(of: instant) else { return }
+            firstMonths[series] = min(firstMonths[series], month)
+            change(&counts[Key(month: month, series: series), default: Counts()])
+        }
+        func series(_ productId: String, _ currency: String?) -> Int {
+            index(of: SeriesKey(platform: history.platform, productId: productId, currency: currency ?? ""))
+        }
+
+        var pricedPeriods: [Int: (series: Int, micros: Int64)] = [:]
+        for (index, period) in history.periods.enumerated() where !period.isTrial && period.start <= timeline.asOf {
+            let currency = period.currency ?? history.currencies.first
+            let micros = currency.flatMap { currency in
+                period.priceMicros ?? prices.priceMicros(platform: history.platform, productId: period.productId, currency: currency)
+            }
+            let periodSeries = series(period.productId, currency)
+            if currency != nil, let micros { pricedPeriods[index] = (periodSeries, micros) }
+            update(period.chargedAt, periodSeries) { counts in
+                counts.transactions += 1
+                if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
+            }
+            if let revokedAt = timeline.revocation(of: period) {
+                let refund = micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
+                update(revokedAt, periodSeries) { counts in
+                    counts.refundedTransactions += 1
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
+                }
+            }
+        }
+        for purchase in history.purchases where purchase.purchasedAt <= timeline.asOf {
+            let currency = purchase.currency ?? history.currencies.first
+            let micros = currency.flatMap { currency in
+                purchase.priceMicros ?? prices.priceMicros(platform: history.platform, productId: purchase.productId, currency: currency)
+            }
+            let purchaseSeries = series(purchase.productId, currency)
+            update(purchase.purchasedAt, purchaseSeries) { counts in
+                counts.transactions += 1
+                if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
+            }
+            if let revokedAt = purchase.revokedAt, revokedAt <= timeline.asOf {
+                update(revokedAt, purchaseSeries) { counts in
+                    counts.refundedTransactions += 1
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, micros ?? 0)
+                }
+            }
+        }
+        for spell in timeline.spells {
+            for segment in spell.segments {
+                guard let priced = pricedPeriods[segment.period] else { continue }
+                let period = history.periods[segment.period]
+                let duration = prices.duration(platform: history.platform, productId: period.productId)
+                    ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
+                let twelfths = duration.monthlyTwelfths(ofMicros: priced.micros)
+                update(segment.start, priced.series) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, twelfths) }
+                update(segment.end, priced.series) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, twelfths) }
+            }
+        }
+    }
+
+    /// Rows with any non-zero value, from each series' first month through the as-of month.
+    func rows(months: MonthTable, reportingCurrency: String?, fxRates: FXRates?) -> [RevenueMonthlyRow] {
+        var rows: [RevenueMonthlyRow] = []
+        for (index, series) in self.series.enumerated() where firstMonths[index] <= months.lastMonth {
+            let first = firstMonths[index]
+            var mrrTwelfths: Int64 = 0
+            for month in first...months.lastMonth {
+                let counts = self.counts[Key(month: month, series: index)] ?? Counts()
+                mrrTwelfths = FullWidth.add(mrrTwelfths, counts.mrrTwelfthsChange)
+                guard counts.grossMicros != 0 || counts.refundMicros != 0 || counts.transactions != 0
+                        || counts.refundedTransactions != 0 || counts.unpricedTransactions != 0 || mrrTwelfths != 0 else { continue }
+                let label = MonthTable.label(month)
+                var row = RevenueMonthlyRow(
+                    month: label, platform: series.platform, productId: series.productId, currency: series.currency,
+                    gross: Money(micros: counts.grossMicros), refunds: Money(micros: counts.refundMicros),
+                    transactions: counts.transactions, refundedTransactions: counts.refundedTransactions,
+                    unpricedTransactions: counts.unpricedTransactions,
+                    mrrEnd: Money(units: mrrTwelfths, unitsPerMicro: 12))
+                if let reportingCurrency {
+                    let rate: ExchangeRate? = series.currency == reportingCurrency
+                        ? .one : fxRates?.rate(month: label, currency: series.currency)
+                    row.converted = ConvertedRevenue(
+                        gross: rate.map { row.gross.converted(by: $0) }, refunds: rate.map { row.refunds.converted(by: $0) },
+                        net: rate.map { row.net.converted(by: $0) }, mrrEnd: rate.map { row.mrrEnd.converted(by: $0) })
+                }
+                rows.append(row)
+            }
+        }
+        return rows.sorted {
+            ByteOrder.precedes([$0.month, $0.platform.rawValue, $0.productId, $0.currency],
+                               [$1.month, $1.platform.rawValue, $1.productId, $1.currency])
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Facts
+
+/// One row of `revenue_monthly.csv`: a month × platform × product × purchase currency, amounts in that currency.
+public struct RevenueMonthlyRow: Sendable, Hashable {
+    /// `YYYY-MM` in the reporting time zone.
+    public var month: String
+    public var platform: Platform
+    public var productId: String
+    /// ISO 4217 purchase currency; empty when unknown (then every transaction of the row is unpriced).
+    public var currency: String
+    /// Prices of paid periods and one-time purchases charged in the month.
+    public var gross: Money
+    /// Prices refunded with revocation time in the month (prorated refunds: their share).
+    public var refunds: Money
+    public var net: Money { Money(micros: FullWidth.subtract(gross.units, refunds.units)) }
+    /// Paid periods and one-time purchases charged in the month, priced or not.
+    public var transactions: Int
+    /// Revocations in the month.
+    public var refundedTransactions: Int
+    /// Of `transactions`, those with no known price or currency: counted, never guessed.
+    public var unpricedTransactions: Int
+    /// Monthly recurring revenue of the subscriptions in `paid` state at the end of the month.
+    public var mrrEnd: Money
+    /// The amounts in the reporting currency, present when `--currency` is given (each `nil` without a rate).
+    public var converted: ConvertedRevenue?
+
+    public static let columns = [
+        "month", "platform", "product_id", "currency", "gross", "refunds", "net", "transactions",
+        "refunded_transactions", "unpriced_transactions", "mrr_end",
+    ]
+
+    public static let convertedColumns = ["gross_converted", "refunds_converted", "net_converted", "mrr_end_converted"]
+
+    /// The row's cells in column order (``columns``, then ``convertedColumns`` when converted).
+    public var cells: [Cell] {
+        var cells: [Cell] = [.text(month), .text(platform.rawValue), .text(productId), .text(currency), .money(gross),
+                             .money(refunds), .money(net), .count(transactions), .count(refundedTransactions),
+                             .count(unpricedTransactions), .money(mrrEnd)]
+        if let converted {
+            cells += [.money(converted.gross), .money(converted.refunds), .money(converted.net), .money(converted.mrrEnd)]
+        }
+        return cells
+    }
+}
+
+/// Revenue amounts in the reporting currency: amount × the month's rate of the purchase currency, rounded to
+/// cents. `nil` when the FX file has no rate for that month and currency (the reporting currency itself is 1).
+public struct ConvertedRevenue: Sendable, Hashable {
+    public var gross: Money?
+    public var refunds: Money?
+    public var net: Money?
+    public var mrrEnd: Money?
+}

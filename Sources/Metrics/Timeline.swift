@@ -1,0 +1,165 @@
+import Facts
+
+/// Why a paid spell ended (`metrics.md` churn reasons).
+enum ChurnReason: Sendable {
+    case voluntary, involuntary, refund, paused, other
+}
+
+/// A stretch of time in one state backed by one period: the period's own (non-revoked) access, or the grace
+/// phase that follows it (grace keeps the state, product and price of the period it follows).
+struct Segment: Sendable {
+    /// First instant (ms, UTC), inclusive.
+    var start: Millis
+    /// End (ms, UTC), exclusive; `start < end`.
+    var end: Millis
+    /// Index of the period in ``SubscriptionHistory/periods``.
+    var period: Int
+}
+
+/// A maximal run of `paid` state: segments that touch, in time order.
+struct Spell: Sendable {
+    var segments: [Segment]
+    var start: Millis
+    var end: Millis
+    var reason: ChurnReason
+
+    /// The segment current just before `instant` (`start < instant <= end`), i.e. at the last instant of the
+    /// month that ends at `instant`.
+    func segment(justBefore instant: Millis) -> Segment? {
+        segments.first { $0.start < instant && instant <= $0.end }
+    }
+}
+
+/// One subscription's state timeline as of the as-of time, computed once per history (DESIGN.md "Timelines").
+///
+/// Everything after the as-of time is cut: periods starting after it are left out, revocations after it are
+/// ignored, and episode outcomes after it count as open. Ends after the as-of time are kept as they are; the
+/// month arithmetic never looks past the as-of time.
+struct Timeline: Sendable {
+    let history: SubscriptionHistory
+    let asOf: Millis
+    /// Paid spells in time order.
+    private(set) var spells: [Spell] = []
+    /// Trial segments in time order, not overlapping.
+    private(set) var trialSegments: [Segment] = []
+    /// Episodes whose E is at or before the as-of time.
+    let episodes: [BillingEpisode]
+
+    init(history: SubscriptionHistory, asOf: Millis) {
+        self.history = history
+        self.asOf = asOf
+        episodes = history.episodes.filter { $0.failedAt <= asOf }
+        var paid: [Segment] = []
+        var trial: [Segment] = []
+        for (index, period) in history.periods.enumerated() where period.start <= asOf {
+            let end = accessEnd(of: period)
+            guard end > period.start else { continue }
+            let segment = Segment(start: period.start, end: end, period: index)
+            if period.isTrial { trial.append(segment) } else { paid.append(segment) }
+        }
+        var involuntaryEnds: Set<Millis> = []
+        for episode in episodes {
+            // A spell ending at G (or at E without grace) ends for the billing issue. One ending earlier inside
+            // the grace (cancelled or refunded there) takes its reason from the period, like any other end.
+            involuntaryEnds.insert(episode.failedAt)
+            involuntaryEnds.insert(episode.graceEnd)
+            let graceEnd = min(episode.graceEnd, Self.outcomeTime(episode) ?? episode.graceEnd)
+            guard graceEnd > episode.failedAt, let index = followedPeriod(endingAt: episode.failedAt) else { continue }
+            let segment = Segment(start: episode.failedAt, end: graceEnd, period: index)
+            if history.periods[index].isTrial { trial.append(segment) } else { paid.append(segment) }
+        }
+        trialSegments = Self.normalized(trial)
+        var refundEnds: Set<Millis> = []
+        for period in history.periods where period.start <= asOf {
+            if let revokedAt = revocation(of: period), revokedAt < period.end { refundEnds.insert(revokedAt) }
+        }
+        for segment in Self.normalized(paid) {
+            if let last = spells.indices.last, segment.start <= spells[last].end {
+                spells[last].segments.append(segment)
+                spells[last].end = max(spells[last].end, segment.end)
+            } else {
+                spells.append(Spell(segments: [segment], start: segment.start, end: segment.end, reason: .other))
+            }
+        }
+        for index in spells.indices {
+            let spell = spells[index]
+            let lastPeriod = history.periods[spell.segments[spell.segments.count - 1].period]
+            if refundEnds.contains(spell.end) {
+                spells[index].reason = .refund
+            } else if involuntaryEnds.contains(spell.end) {
+                spells[index].reason = .involuntary
+            } else {
+                switch lastPeriod.endReason {
+                case .paused: spells[index].reason = .paused
+                case .voluntary: spells[index].reason = .voluntary
+                case .billingIssue: spells[index].reason = .involuntary
+                case .replaced, .priceIncrease, .productUnavailable, .developerCancel, .unknown: spells[index].reason = .other
+                }
+            }
+        }
+    }
+
+    /// The revocation time of `period` if it is at or before the as-of time.
+    func revocation(of period: Period) -> Millis? {
+        guard let revokedAt = period.revokedAt, revokedAt <= asOf else { return nil }
+        return revokedAt
+    }
+
+    /// Where access granted by `period` ends: its end, or its revocation if earlier.
+    func accessEnd(of period: Period) -> Millis {
+        min(period.end, revocation(of: period) ?? period.end)
+    }
+
+    /// Length (ms) of the billing period `period` was sold as: from its start, or, for a period that recovered a
+    /// billing issue inside grace and so kept the old renewal date, from the failed renewal E.
+    func nominalLength(of period: Period) -> Int64 {
+        for episode in episodes {
+            if case .recovered(let at) = episode.outcome, at == period.start, at < episode.graceEnd, episode.failedAt < period.start {
+                return FullWidth.subtract(period.end, episode.failedAt)
+            }
+        }
+        return FullWidth.subtract(period.end, period.start)
+    }
+
+    /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.
+    func outcomeTime(_ episode: BillingEpisode) -> Millis? {
+        guard let time = Self.outcomeTime(episode), time <= asOf else { return nil }
+        return time
+    }
+
+    private static func outcomeTime(_ episode: BillingEpisode) -> Millis? {
+        switch episode.outcome {
+        case .recovered(let at), .lost(let at): return at
+        case .open: return nil
+        }
+    }
+
+    /// The latest period (started by the as-of time) whose access ends at `instant`.
+    private func followedPeriod(endingAt instant: Millis) -> Int? {
+        history.periods.indices.last { index in
+            let period = history.periods[index]
+            return period.start <= asOf && period.start < instant && accessEnd(of: period) == instant
+        }
+    }
+
+    /// Segments sorted by start with overlaps removed: where a segment starts inside the previous one, the
+    /// newer one takes over from its start (an upgrade whose old period was not cut), and a segment lying wholly
+    /// inside the previous one adds nothing.
+    private static func normalized(_ segments: [Segment]) -> [Segment] {
+        let sorted = segments.sorted { ($0.start, $0.end, $0.period) < ($1.start, $1.end, $1.period) }
+        var result: [Segment] = []
+        result.reserveCapacity(sorted.count)
+        for segment in sorted {
+            if let last = result.last, segment.start < last.end {
+                if segment.end <= last.end { continue }
+                if last.start < segment.start {
+                    result[result.count - 1].end = segment.start
+                } else {
+                    result.removeLast()
+                }
+            }
+            result.append(segment)
+        }
+        return result
+    }
+}

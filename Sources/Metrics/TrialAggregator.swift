@@ -1,0 +1,59 @@
+import Facts
+
+/// Builds `trial_conversion`: each subscription's first trial, by the month it started, platform and product,
+/// classified as converted, abandoned or pending at the as-of time (DESIGN.md "Timelines").
+struct TrialAggregator: Sendable {
+    private struct Key: Hashable {
+        var month: Int
+        var platform: Platform
+        var productId: String
+    }
+
+    private struct Counts: Sendable {
+        var trials = 0, converted = 0, abandoned = 0, pending = 0
+    }
+
+    private var counts: [Key: Counts] = [:]
+
+    /// A paid period or a failed renewal this close (ms) to the trial's end follows the trial directly.
+    private static let tolerance: Millis = 1_000
+
+    mutating func add(_ timeline: Timeline, months: inout MonthTable) {
+        let history = timeline.history
+        let periods = history.periods.filter { $0.start <= timeline.asOf }
+        guard let first = periods.first(where: \.isTrial), let month = months.month(of: first.start) else { return }
+        // Back-to-back trial periods (e.g. one order per trial week) are one trial.
+        var trialEnd = timeline.accessEnd(of: first)
+        for period in periods where period.isTrial && abs(FullWidth.subtract(period.start, trialEnd)) <= Self.tolerance {
+            trialEnd = max(trialEnd, timeline.accessEnd(of: period))
+        }
+        let followingEpisodes = timeline.episodes.filter { abs(FullWidth.subtract($0.failedAt, trialEnd)) <= Self.tolerance }
+        let paidAtEnd = periods.contains { !$0.isTrial && abs(FullWidth.subtract($0.start, trialEnd)) <= Self.tolerance }
+        let recovered = followingEpisodes.contains { episode in
+            if case .recovered = episode.outcome { return timeline.outcomeTime(episode) != nil }
+            return false
+        }
+        let stillOpen = followingEpisodes.contains { timeline.outcomeTime($0) == nil }
+        var update = counts[Key(month: month, platform: history.platform, productId: first.productId), default: Counts()]
+        update.trials += 1
+        if paidAtEnd || recovered {
+            update.converted += 1
+        } else if trialEnd <= timeline.asOf && !stillOpen {
+            update.abandoned += 1
+        } else {
+            update.pending += 1
+        }
+        counts[Key(month: month, platform: history.platform, productId: first.productId)] = update
+    }
+
+    func rows() -> [TrialConversionRow] {
+        counts.map { key, counts in
+            TrialConversionRow(cohortMonth: MonthTable.label(key.month), platform: key.platform, productId: key.productId,
+                               trials: counts.trials, converted: counts.converted, abandoned: counts.abandoned,
+                               pending: counts.pending)
+        }.sorted {
+            ByteOrder.precedes([$0.cohortMonth, $0.platform.rawValue, $0.productId],
+                               [$1.cohortMonth, $1.platform.rawValue, $1.productId])
+        }
+    }
+}

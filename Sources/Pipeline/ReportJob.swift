@@ -1,0 +1,138 @@
+import AppStore
+import Facts
+import Foundation
+import Ledger
+import Metrics
+import PlayStore
+import Reporting
+
+/// The report stage: reads the ledger one subscription at a time, rebuilds each history with its store's
+/// builder, folds it into the metrics, and writes the report files.
+///
+/// Memory holds one subscription's facts and the metric aggregates, never the whole ledger: the ledger streams
+/// subscriptions in order (`LedgerStore.forEachSubscription`) and `MetricsEngine` keeps only per-month sums.
+public struct ReportJob {
+    /// The output formats of `--format`.
+    public enum Format: String, CaseIterable, Sendable {
+        case csv, json, html
+    }
+
+    /// What to compute and where to write it.
+    public struct Settings: Sendable {
+        /// The as-of time (ms, UTC); `nil` means the latest time the ledger has a statement from a store.
+        public var asOf: Millis?
+        /// The reporting time zone (months are calendar months there).
+        public var timeZone: TimeZone
+        public var prices: PriceList
+        /// `--currency`: adds the `*_converted` revenue columns in this currency.
+        public var reportingCurrency: String?
+        public var fxRates: FXRates?
+        public var formats: Set<Format>
+        /// `--out`; created when missing.
+        public var outputDirectory: String
+        /// `summary.json`'s `generated_by`, e.g. "subledger 0.1.0".
+        public var generatedBy: String
+
+        public init(asOf: Millis? = nil, timeZone: TimeZone = .gmt, prices: PriceList = .empty,
+                    reportingCurrency: String? = nil, fxRates: FXRates? = nil, formats: Set<Format> = Set(Format.allCases),
+                    outputDirectory: String = "Reports", generatedBy: String) {
+            self.asOf = asOf
+            self.timeZone = timeZone
+            self.prices = prices
+            self.reportingCurrency = reportingCurrency
+            self.fxRates = fxRates
+            self.formats = formats
+            self.outputDirectory = outputDirectory
+            self.generatedBy = generatedBy
+        }
+    }
+
+    /// What a run produced.
+    public struct Outcome: Sendable {
+        public var tables: ReportTables
+        public var asOf: Millis
+        public var ingest: IngestStatistics
+        /// The files written, in `outputDirectory`.
+        public var files: [String]
+    }
+
+    public var settings: Settings
+    /// Called every few thousand subscriptions with the number done so far (for progress on stderr).
+    public var progress: (@Sendable (Int) -> Void)?
+
+    public init(settings: Settings, progress: (@Sendable (Int) -> Void)? = nil) {
+        self.settings = settings
+        self.progress = progress
+    }
+
+    /// Computes every table from `ledger` and writes the files; nothing is written unless all of them are.
+    public func run(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
+        let ingest: IngestStatistics
+        let asOf: Millis
+        do {
+            ingest = try ledger.statistics()
+            guard let resolved = try settings.asOf ?? ledger.latestObservation() else { throw ReportJobError.emptyLedger }
+            asOf = resolved
+        } catch let error as ReportJobError {
+            throw error
+        } catch {
+            throw ReportJobError.ledger(String(describing: error))
+        }
+        let options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
+                                    reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
+        var engine = MetricsEngine(options: options)
+        let apple = AppleHistoryBuilder()
+        let google = GoogleHistoryBuilder()
+        var done = 0
+        do {
+            try ledger.forEachSubscription { platform, id, facts in
+                switch platform {
+                case .apple: engine.add(apple.history(id: id, facts: facts))
+                case .google: engine.add(google.history(id: id, facts: facts))
+                }
+                done += 1
+                if done % 5_000 == 0 { progress?(done) }
+            }
+        } catch {
+            throw ReportJobError.ledger(String(describing: error))
+        }
+        progress?(done)
+        let tables = engine.finish()
+        let files = render(tables, ingest: ingest, asOf: asOf)
+        do {
+            try ReportWriter(directory: settings.outputDirectory).write(files)
+        } catch {
+            throw ReportJobError.write(error.description)
+        }
+        return Outcome(tables: tables, asOf: asOf, ingest: ingest, files: files.map(\.name))
+    }
+
+    /// The contents of every requested file, in a fixed order.
+    func render(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis) -> [(name: String, contents: String)] {
+        var files: [(name: String, contents: String)] = []
+        if settings.formats.contains(.csv) { files += CSVReport.files(tables) }
+        if settings.formats.contains(.json) {
+            files.append(("summary.json", SummaryJSON.render(tables, ingest: ingest, asOf: asOf, timeZone: settings.timeZone,
+                                                             generatedBy: settings.generatedBy)))
+        }
+        return files
+    }
+}
+
+/// Why a report could not be produced (exit 3 in the CLI, except ``emptyLedger``, a usage problem).
+public enum ReportJobError: Error, Sendable, CustomStringConvertible {
+    /// The ledger holds no facts and no `--as-of` was given.
+    case emptyLedger
+    /// The ledger could not be read.
+    case ledger(String)
+    /// A report file could not be written; the previous reports were left as they were.
+    case write(String)
+
+    public var description: String {
+        switch self {
+        case .emptyLedger: "the ledger holds no data yet: run `subledger ingest` first, or give --as-of"
+        case .ledger(let message): "could not read the ledger: \(message)"
+        case .write(let message): "could not write the reports: \(message)"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Facts
+
+/// Rebuilds one Google subscription from the set of its facts (docs/DESIGN.md "Google").
+///
+/// Google resources show only the current state, so the history is replayed from every resource and
+/// notification of every token of the chain (tokens joined by `linkedPurchaseToken`), in time order whatever
+/// order they were stored in: the same set of facts always gives the same history. Per token, ``TokenTimeline``
+/// rebuilds orders and billing episodes; here the tokens are joined (an old token's order ends where the
+/// token replacing it starts, `.replaced`), revocations are applied (a voided order by its id, REVOKED to the
+/// order current then), and one-time products become ``OneTimePurchase``s.
+public struct GoogleHistoryBuilder: Sendable {
+    public init() {}
+
+    /// The history of the chain named by its first token `id`, from the facts of every token of the chain
+    /// (each fact's `subject` is its own token). Facts of other platforms are ignored.
+    public func history(id: String, facts: [Fact]) -> SubscriptionHistory {
+        var bySubject: [String: [Fact]] = [:]
+        for fact in Set(facts) where fact.platform == .google {
+            bySubject[fact.subject, default: []].append(fact)
+        }
+        let tokens = bySubject.keys.sorted().map { TokenFacts(token: $0, facts: bySubject[$0] ?? []) }
+
+        var periodsByToken: [String: [Period]] = [:]
+        var episodes: [BillingEpisode] = []
+        var purchases: [OneTimePurchase] = []
+        var currencies: Set<String> = []
+        for token in tokens {
+            let timeline = TokenTimeline(token)
+            var periods = timeline.periods
+            applyRevocations(token, to: &periods)
+            periodsByToken[token.token] = periods
+            episodes += timeline.episodes
+            purchases += oneTimePurchases(token, hasPeriods: !periods.isEmpty)
+            for snapshot in token.snapshots { if let c = snapshot.currency { currencies.insert(c) } }
+            for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
+        }
+        for token in tokens {
+            let newStart = token.start ?? periodsByToken[token.token]?.first?.start
+            guard let newStart else { continue }
+            for old in token.linkedFrom where periodsByToken[old] != nil {
+                periodsByToken[old] = replaced(periodsByToken[old] ?? [], at: newStart)
+            }
+        }
+        var periods = periodsByToken.values.flatMap { $0 }
+        periods.sort { ($0.start, $0.id) < ($1.start, $1.id) }
+        for period in periods { if let c = period.currency { currencies.insert(c) } }
+        episodes.sort { ($0.failedAt, $0.graceEnd) < ($1.failedAt, $1.graceEnd) }
+        purchases.sort { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }
+        return SubscriptionHistory(platform: .google, id: id, periods: periods, episodes: episodes,
+                                   purchases: purchases, currencies: currencies.sorted())
+    }
+
+    /// An upgrade, downgrade or re-signup: the order current at the new token's start ends there (`.replaced`,
+    /// no churn); orders of the old token starting after it never happened.
+    func replaced(_ periods: [Period], at newStart: Millis) -> [Period] {
+        periods.compactMap { period in
+            guard period.start < newStart else { return nil }
+            var period = period
+            if newStart <= period.end {
+                period.end = newStart
+                period.endReason = .replaced
+            }
+            return period
+        }
+    }
+
+    /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications
+    /// (the order current then) set `revokedAt`, the earliest statement winning.
+    func applyRevocations(_ token: TokenFacts, to periods: inout [Period]) {
+        func revoke(_ index: Int, at t: Millis) {
+            periods[index].revokedAt = min(periods[index].revokedAt ?? t, t)
+        }
+        func current(at t: Millis) -> Int? {
+            periods.lastIndex { $0.start <= t && t < $0.end } ?? periods.lastIndex { $0.start <= t }
+        }
+        for void in token.voids {
+            if let order = void.order {
+                if let index = periods.firstIndex(where: { $0.id == order }) { revoke(index, at: void.at) }
+            } else if let index = current(at: void.at) {
+                revoke(index, at: void.at)
+            }
+        }
+        for event in token.events where event.type == GoogleNotificationType.revoked.rawValue {
+            if let index = current(at: event.at) { revoke(index, at: event.at) }
+        }
+    }
+
+    /// The one-time product bought with this token: from `purchases.products.get` showing it purchased
+    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by a voided purchase.
+    func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
+        guard !hasPeriods else { return [] }
+        var purchase: OneTimePurchase?
+        if let bought = token.oneTimes.filter({ $0.detail == nil || $0.detail == "0" }).min(by: { $0.at < $1.at }) {
+            let currency = token.oneTimes.last { $0.currency != nil }?.currency
+            purchase = OneTimePurchase(id: bought.ref ?? token.token, productId: bought.productId ?? "",
+                                       purchasedAt: bought.at, currency: currency)
+        } else if let event = token.oneTimeEvents.filter({ $0.detail == "1" }).min(by: { $0.at < $1.at }) {
+            purchase = OneTimePurchase(id: token.token, productId: event.productId ?? "", purchasedAt: event.at)
+        }
+        guard var purchase else { return [] }
+        for void in token.voids where void.order == nil || void.order == purchase.id || purchase.id == token.token {
+            purchase.revokedAt = min(purchase.revokedAt ?? void.at, void.at)
+        }
+        return [purchase]
+    }
+}

@@ -1,0 +1,73 @@
+/// One subscription resource's state, normalised over v1 and v2: the `detail` code of a
+/// ``GoogleFactKind/state`` fact.
+///
+/// The code is `v<version>;<state>;pay=<paymentState>;cancel=<cancelReason>` with the empty string for an
+/// absent value, e.g. `v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=` or
+/// `v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0`. `state` uses v2's `subscriptionState` names: verbatim for v2
+/// (unknown values kept), derived for v1 (which has no state field) from `paymentState`, `cancelReason`,
+/// `autoResumeTimeMillis` and whether the expiry had passed when the resource was fetched. `cancel` is v1's
+/// `cancelReason` number; for v2 the `canceledStateContext` member mapped onto the same numbers
+/// (0 user, 1 system, 2 replacement, 3 developer).
+struct GoogleSubscriptionState: Hashable, Sendable {
+    var version: Int
+    var state: String
+    /// v1 `paymentState` (0 pending, 1 received, 2 free trial, 3 deferred); `nil` for v2 or when absent.
+    var paymentState: Int?
+    var cancelReason: Int?
+
+    static let active = "SUBSCRIPTION_STATE_ACTIVE"
+    static let canceled = "SUBSCRIPTION_STATE_CANCELED"
+    static let inGracePeriod = "SUBSCRIPTION_STATE_IN_GRACE_PERIOD"
+    static let onHold = "SUBSCRIPTION_STATE_ON_HOLD"
+    static let paused = "SUBSCRIPTION_STATE_PAUSED"
+    static let expired = "SUBSCRIPTION_STATE_EXPIRED"
+    static let pending = "SUBSCRIPTION_STATE_PENDING"
+
+    var code: String {
+        "v\(version);\(state);pay=\(paymentState.map(String.init) ?? "");cancel=\(cancelReason.map(String.init) ?? "")"
+    }
+
+    init(version: Int, state: String, paymentState: Int?, cancelReason: Int?) {
+        self.version = version
+        self.state = state
+        self.paymentState = paymentState
+        self.cancelReason = cancelReason
+    }
+
+    /// Parses ``code``; `nil` for anything else.
+    init?(code: String) {
+        let parts = code.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].hasPrefix("v"), let version = Int(parts[0].dropFirst()),
+              parts[2].hasPrefix("pay="), parts[3].hasPrefix("cancel=") else { return nil }
+        self.version = version
+        self.state = String(parts[1])
+        self.paymentState = Int(parts[2].dropFirst(4))
+        self.cancelReason = Int(parts[3].dropFirst(7))
+    }
+
+    /// The state of a v1 `SubscriptionPurchase`, which has none: derived from what it shows at `observedAt`.
+    /// A pending payment with the expiry still ahead is the grace period (Google extends the expiry to the grace
+    /// end), with the expiry passed it is account hold; an `autoResumeTimeMillis` with the expiry passed is a pause.
+    static func v1(expiry: Int64, observedAt: Int64, paymentState: Int?, cancelReason: Int?,
+                   autoRenewing: Bool?, autoResumeAt: Int64?) -> GoogleSubscriptionState {
+        let state: String
+        if expiry <= observedAt {
+            if cancelReason != nil {
+                state = expired
+            } else if autoResumeAt != nil {
+                state = paused
+            } else if paymentState == 0 {
+                state = onHold
+            } else {
+                state = expired
+            }
+        } else if paymentState == 0 {
+            state = inGracePeriod
+        } else if cancelReason != nil || autoRenewing == false {
+            state = canceled
+        } else {
+            state = active
+        }
+        return GoogleSubscriptionState(version: 1, state: state, paymentState: paymentState, cancelReason: cancelReason)
+    }
+}

@@ -1,0 +1,245 @@
+import Facts
+
+/// Replays the notifications and resources of one purchase token in time order and rebuilds its orders
+/// (periods) and billing-issue episodes, following docs/DESIGN.md "Google":
+///
+/// - A period is an order id, registered by the first resource showing it paid (ACTIVE or CANCELED). Its end is
+///   the expiry shown while it is current and not in grace (later fetches win: a deferral moves it).
+/// - Its start: the first order's `startTime`; a renewal's, the previous order's end; an order paid after a
+///   billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the fetch showing it).
+/// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
+///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
+///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
+///   REVOKED, or a non-user CANCELED in hold loses it.
+/// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
+struct TokenTimeline {
+    private(set) var periods: [Period] = []
+    private(set) var episodes: [BillingEpisode] = []
+
+    private enum Phase { case none, active, grace, hold, paused, expired }
+
+    private struct OpenEpisode {
+        var failedAt: Millis
+        var graceEnd: Millis?
+    }
+
+    init(_ facts: TokenFacts) {
+        var orderIndex: [String: Int] = [:]
+        var phase = Phase.none
+        var phaseSince: Millis = .min
+        var open: OpenEpisode?
+        var lastAnnouncement: Millis?
+        var pausedOrders: Set<String> = []
+
+        func closeEpisode(_ outcome: BillingEpisode.Outcome) {
+            guard let episode = open else { return }
+            episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(episode.graceEnd ?? episode.failedAt, episode.failedAt),
+                                           outcome: outcome))
+            open = nil
+        }
+        /// Opens an episode at the end of the last paid order; `false` when there is nothing that could have
+        /// failed to renew (a pending first purchase, a paused or expired subscription).
+        func openEpisode() -> Bool {
+            guard open == nil else { return true }
+            guard phase == .active || phase == .none, let last = periods.last else { return false }
+            open = OpenEpisode(failedAt: last.end, graceEnd: nil)
+            return true
+        }
+
+        var snapshotIndex = 0
+        var eventIndex = 0
+        while snapshotIndex < facts.snapshots.count || eventIndex < facts.events.count {
+            // Notifications first at equal times: a resource is fetched after the notification that prompted it.
+            let takeEvent = eventIndex < facts.events.count
+                && (snapshotIndex == facts.snapshots.count || facts.events[eventIndex].at <= facts.snapshots[snapshotIndex].observedAt)
+            if takeEvent {
+                let event = facts.events[eventIndex]
+                eventIndex += 1
+                let t = event.at
+                switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
+                case .recovered?, .renewed?:
+                    lastAnnouncement = t
+                case .inGracePeriod?:
+                    if openEpisode() { phase = .grace; phaseSince = t }
+                case .onHold?:
+                    if open == nil, !openEpisode() { break }
+                    if phase == .grace, open?.graceEnd == nil { open?.graceEnd = t }
+                    phase = .hold
+                    phaseSince = t
+                case .paused?:
+                    if phase == .active, let last = periods.last { pausedOrders.insert(last.id) }
+                    if open == nil { phase = .paused; phaseSince = t }
+                case .expired?:
+                    closeEpisode(.lost(at: t))
+                    phase = .expired
+                    phaseSince = t
+                case .revoked?:
+                    closeEpisode(.lost(at: t))
+                    phase = .expired
+                    phaseSince = t
+                case .canceled?:
+                    if phase == .hold, TokenTimeline.cancelReason(after: t, in: facts) != 0 {
+                        closeEpisode(.lost(at: t))
+                        phase = .expired
+                        phaseSince = t
+                    }
+                default:
+                    break
+                }
+                continue
+            }
+            let snapshot = facts.snapshots[snapshotIndex]
+            snapshotIndex += 1
+            let t = snapshot.observedAt
+            switch snapshot.state.state {
+            case GoogleSubscriptionState.active, GoogleSubscriptionState.canceled:
+                guard let expiry = snapshot.expiry else { continue }
+                if snapshot.state.state == GoogleSubscriptionState.canceled, var episode = open {
+                    // Cancelled during grace or hold: v2 shows CANCELED with the grace-extended expiry. Not a
+                    // payment; only an expiry beyond the grace end shows a new paid order.
+                    if phase == .grace, episode.graceEnd == nil {
+                        episode.graceEnd = expiry
+                        open = episode
+                        continue
+                    }
+                    if expiry <= max(episode.graceEnd ?? episode.failedAt, t) { continue }
+                }
+                let order = snapshot.order ?? "\(facts.token)@\(expiry)"
+                if let i = orderIndex[order] {
+                    // A later fetch of the current order: its expiry may have moved (deferral). Never in grace
+                    // here, and never an earlier order, whose end the next one's start already relies on.
+                    if phase == .active || phase == .none, i == periods.count - 1 {
+                        periods[i].end = expiry
+                        if let price = snapshot.priceMicros { periods[i].priceMicros = price }
+                        if let currency = snapshot.currency { periods[i].currency = currency }
+                    }
+                    continue
+                }
+                let start: Millis
+                let announced = lastAnnouncement.flatMap { $0 >= phaseSince ? $0 : nil }
+                switch phase {
+                case .grace, .hold:
+                    let recoveredAt = announced ?? t
+                    closeEpisode(.recovered(at: recoveredAt))
+                    start = recoveredAt
+                case .paused, .expired:
+                    start = announced ?? t
+                case .active, .none:
+                    if let previous = periods.last {
+                        start = previous.end
+                    } else if GoogleOrderId.index(order) == 0 {
+                        start = facts.start ?? announced ?? t
+                    } else {
+                        // A renewal whose predecessors were never fetched: it started when announced.
+                        start = announced ?? t
+                    }
+                }
+                orderIndex[order] = periods.count
+                periods.append(Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
+                                      isTrial: snapshot.isTrial, priceMicros: snapshot.priceMicros,
+                                      currency: snapshot.currency))
+                phase = .active
+                phaseSince = t
+            case GoogleSubscriptionState.inGracePeriod:
+                guard openEpisode() else { continue }
+                if let expiry = snapshot.expiry, phase != .hold { open?.graceEnd = expiry }
+                if phase != .hold, phase != .grace { phase = .grace; phaseSince = t }
+            case GoogleSubscriptionState.onHold:
+                if open == nil, !openEpisode() { continue }
+                if var episode = open, episode.graceEnd == nil {
+                    if phase == .grace, let expiry = snapshot.expiry, expiry >= episode.failedAt {
+                        episode.graceEnd = expiry
+                    } else {
+                        episode.graceEnd = episode.failedAt
+                    }
+                    open = episode
+                }
+                if phase != .hold { phase = .hold; phaseSince = t }
+            case GoogleSubscriptionState.paused:
+                if phase == .active, let last = periods.last { pausedOrders.insert(last.id) }
+                if open == nil, phase != .paused { phase = .paused; phaseSince = t }
+            case GoogleSubscriptionState.expired:
+                if open != nil { closeEpisode(.lost(at: t)) }
+                if phase != .expired { phase = .expired; phaseSince = t }
+            default:
+                // PENDING, UNSPECIFIED, PENDING_PURCHASE_CANCELED and states unknown to us change nothing.
+                continue
+            }
+        }
+        if open != nil { closeEpisode(.open) }
+        periods.removeAll { $0.start >= $0.end }
+        let signals = TokenTimeline.autoRenewSignals(facts)
+        for i in periods.indices {
+            periods[i].endReason = TokenTimeline.endReason(of: periods[i], paused: pausedOrders.contains(periods[i].id),
+                                                           episodes: episodes, signals: signals)
+        }
+    }
+
+    /// The cancellation reason in force at `t`: the one stated with that time, else the first fetched at or
+    /// after it (a CANCELED notification is followed by a fetch showing the reason); `nil` when nothing says.
+    static func cancelReason(after t: Millis, in facts: TokenFacts) -> Int? {
+        if let stated = facts.cancels.first(where: { $0.at == t }) { return stated.reason }
+        var low = 0, high = facts.snapshots.count
+        while low < high {
+            let mid = (low + high) / 2
+            if facts.snapshots[mid].observedAt < t { low = mid + 1 } else { high = mid }
+        }
+        return facts.snapshots[low...].first { $0.state.cancelReason != nil }?.state.cancelReason
+    }
+
+    /// A statement about auto-renewal: a cancellation (with its reason when known) or its undoing (RESTARTED,
+    /// a fetch showing the subscription active).
+    private struct AutoRenewSignal {
+        var at: Millis
+        var cancelled: Bool
+        var reason: Int?
+    }
+
+    /// Every auto-renewal statement of the token in time order; at equal times a fetched resource is the
+    /// last word, after the notification and the stated cancellation time.
+    private static func autoRenewSignals(_ facts: TokenFacts) -> [AutoRenewSignal] {
+        var ranked: [(rank: Int, signal: AutoRenewSignal)] = []
+        for event in facts.events {
+            switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
+            case .canceled?: ranked.append((0, AutoRenewSignal(at: event.at, cancelled: true, reason: cancelReason(after: event.at, in: facts))))
+            case .restarted?: ranked.append((0, AutoRenewSignal(at: event.at, cancelled: false)))
+            default: break
+            }
+        }
+        for cancel in facts.cancels { ranked.append((1, AutoRenewSignal(at: cancel.at, cancelled: true, reason: cancel.reason))) }
+        for snapshot in facts.snapshots {
+            switch snapshot.state.state {
+            case GoogleSubscriptionState.active:
+                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: false)))
+            case GoogleSubscriptionState.canceled:
+                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: true, reason: snapshot.state.cancelReason)))
+            default: break
+            }
+        }
+        // Each group is already in time order; the index keeps equal keys in that deterministic order.
+        return ranked.enumerated()
+            .sorted { ($0.element.signal.at, $0.element.rank, $0.offset) < ($1.element.signal.at, $1.element.rank, $1.offset) }
+            .map(\.element.signal)
+    }
+
+    /// Why access stopped at the period's end, were nothing to continue it: a pause, a failed renewal, else
+    /// the last word on auto-renewal before the end (a cancellation by its reason; RESTARTED or a fetch showing
+    /// the subscription active undoes it).
+    private static func endReason(of period: Period, paused: Bool, episodes: [BillingEpisode],
+                                  signals: [AutoRenewSignal]) -> EndReason {
+        if paused { return .paused }
+        if episodes.contains(where: { $0.failedAt == period.end }) { return .billingIssue }
+        var low = 0, high = signals.count
+        while low < high {
+            let mid = (low + high) / 2
+            if signals[mid].at < period.end { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0, signals[low - 1].cancelled else { return .unknown }
+        switch signals[low - 1].reason {
+        case nil, 0?: return .voluntary
+        case 2?: return .replaced
+        case 3?: return .developerCancel
+        default: return .unknown
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Writes report files into a directory so that no file is ever half-written: every file is first written in
+/// full to a hidden temporary file in the same directory, and only when all of them are written are they renamed
+/// over the final names (each rename is atomic within a file system). When writing fails, the temporary files
+/// are removed and the previous reports stay as they were. (Should a rename itself fail, the files renamed before
+/// it are already the new ones; each file is still whole.)
+public struct ReportWriter: Sendable {
+    /// The output directory (`--out`); created when missing.
+    public var directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Writes `files` (name, UTF-8 contents).
+    public func write(_ files: [(name: String, contents: String)]) throws(ReportWriteError) {
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportWriteError(path: directory, reason: "cannot create the directory: \(error)")
+        }
+        let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+        var written: [(temporary: String, final: String)] = []
+        func cleanUp() {
+            for file in written { try? manager.removeItem(atPath: file.temporary) }
+        }
+        for file in files {
+            guard !file.name.isEmpty, !file.name.contains("/"), !file.name.hasPrefix(".") else {
+                cleanUp()
+                throw ReportWriteError(path: file.name, reason: "not a plain file name")
+            }
+            let final = (directory as NSString).appendingPathComponent(file.name)
+            let temporary = (directory as NSString).appendingPathComponent(".\(file.name).\(token).tmp")
+            do {
+                try Data(file.contents.utf8).write(to: URL(fileURLWithPath: temporary))
+            } catch {
+                try? manager.removeItem(atPath: temporary)
+                cleanUp()
+                throw ReportWriteError(path: temporary, reason: "cannot write: \(error)")
+            }
+            written.append((temporary, final))
+        }
+        for (index, file) in written.enumerated() where rename(file.temporary, file.final) != 0 {
+            let reason = String(cString: strerror(errno))
+            for unrenamed in written[index...] { try? manager.removeItem(atPath: unrenamed.temporary) }
+            throw ReportWriteError(path: file.final, reason: "cannot rename into place: \(reason)")
+        }
+    }
+}
+
+/// A report file that could not be written: which path and why.
+public struct ReportWriteError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "\(path): \(reason)" }
+}

@@ -1,0 +1,60 @@
+import Facts
+import Foundation
+import Metrics
+
+/// `summary.json` (`cli.md`): the as-of time, time zone, producer, ingest statistics, and every table's rows as
+/// objects whose keys are the CSV column names in column order and whose values are the CSV cells' text
+/// (numbers as JSON numbers, undefined as `null`). One row per line, so diffs stay readable; the same input
+/// always gives the same bytes.
+public enum SummaryJSON {
+    /// - Parameters:
+    ///   - asOf: the as-of time (ms, UTC), written RFC 3339 in UTC with milliseconds.
+    ///   - timeZone: the reporting time zone, written as its IANA identifier.
+    ///   - generatedBy: the producer, e.g. `subledger 1.0`: the only text that may differ between two runs.
+    public static func render(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis, timeZone: TimeZone,
+                              generatedBy: String) -> String {
+        var out = "{\n"
+        out += "  \"as_of\": " + JSONText.string(Timestamp.rfc3339(asOf)) + ",\n"
+        out += "  \"timezone\": " + JSONText.string(timeZone.identifier) + ",\n"
+        out += "  \"generated_by\": " + JSONText.string(generatedBy) + ",\n"
+        out += "  \"ingest\": " + ingestObject(ingest)
+        for table in tables.texts {
+            out += ",\n  " + JSONText.string(table.name) + ": ["
+            for (index, row) in table.rows.enumerated() {
+                out += (index == 0 ? "\n    " : ",\n    ") + rowObject(columns: table.columns, cells: row)
+            }
+            out += table.rows.isEmpty ? "]" : "\n  ]"
+        }
+        return out + "\n}\n"
+    }
+
+    /// The `ingest --json` object: files, records, reasons (keys sorted), damaged files (sorted by file, offset).
+    static func ingestObject(_ ingest: IngestStatistics) -> String {
+        let records = JSONText.object([
+            ("read", String(ingest.read)), ("used", String(ingest.used)), ("duplicate", String(ingest.duplicate)),
+            ("excluded", String(ingest.excluded)), ("quarantined", String(ingest.quarantined)),
+        ])
+        let damaged = ingest.damagedFiles
+            .sorted { ($0.file.utf8.lexicographicallyPrecedes($1.file.utf8)) || ($0.file == $1.file && $0.offset < $1.offset) }
+            .map { JSONText.object([("file", JSONText.string($0.file)), ("offset", String($0.offset)), ("reason", JSONText.string($0.reason))]) }
+        return JSONText.object([
+            ("files", String(ingest.files)),
+            ("records", records),
+            ("excluded_by_reason", JSONText.counts(ingest.excludedByReason)),
+            ("quarantined_by_reason", JSONText.counts(ingest.quarantinedByReason)),
+            ("damaged_files", "[" + damaged.joined(separator: ",") + "]"),
+        ])
+    }
+
+    static func rowObject(columns: [String], cells: [Cell]) -> String {
+        JSONText.object(zip(columns, cells).map { column, cell in
+            let value: String = switch cell {
+            case .text(let text): JSONText.string(text)
+            case .number(let number): number
+            case .boolean(let flag): flag ? "true" : "false"
+            case .empty: "null"
+            }
+            return (column, value)
+        })
+    }
+}

@@ -1,0 +1,144 @@
+import AppStore
+import Facts
+import Testing
+
+/// The builder against examples.md's Apple subscriptions A and C, with facts as the translator writes them.
+@Suite struct HistoryBuilderTests {
+    static func fact(_ kind: Fact.Kind, _ subject: String, at: Millis, observed: Millis, ref: String? = nil,
+                     detail: String? = nil, product: String? = nil, end: Millis? = nil, amount: Int64? = nil,
+                     currency: String? = nil, flags: Fact.Flags = []) -> Fact {
+        Fact(platform: .apple, subject: subject, kind: kind, at: at, observedAt: observed, ref: ref, detail: detail,
+             productId: product, end: end, amountMicros: amount, currency: currency, flags: flags)
+    }
+
+    /// A: trial 01-10 → 01-17, paid to 02-17, renewal fails (grace to 03-04), recovered 02-20 08:00 with a period
+    /// to 03-17, renewed to 04-17, auto-renew off 03-25.
+    static var factsA: [Fact] {
+        let p = "premium_monthly"
+        return [
+            fact(AppleFactKind.period, "A", at: ms("2024-01-10 10:00"), observed: ms("2024-01-10 10:00"), ref: "a1",
+                 product: p, end: ms("2024-01-17 10:00"), currency: "JPY", flags: .trial),
+            fact(AppleFactKind.period, "A", at: ms("2024-01-17 10:00"), observed: ms("2024-01-17 10:00"), ref: "a2",
+                 product: p, end: ms("2024-02-17 10:00"), currency: "JPY"),
+            fact(AppleFactKind.billingIssue, "A", at: ms("2024-02-17 10:00"), observed: ms("2024-02-17 10:01"),
+                 detail: "DID_FAIL_TO_RENEW", end: ms("2024-03-04 10:00")),
+            fact(AppleFactKind.renewalStatus, "A", at: ms("2024-02-17 10:01"), observed: ms("2024-02-17 10:01"), flags: .on),
+            fact(AppleFactKind.period, "A", at: ms("2024-02-20 08:00"), observed: ms("2024-02-20 08:00"), ref: "a3",
+                 product: p, end: ms("2024-03-17 10:00"), currency: "JPY"),
+            fact(AppleFactKind.period, "A", at: ms("2024-03-17 10:00"), observed: ms("2024-03-17 10:00"), ref: "a4",
+                 product: p, end: ms("2024-04-17 10:00"), currency: "JPY"),
+            fact(AppleFactKind.renewalStatus, "A", at: ms("2024-03-25 00:00"), observed: ms("2024-03-25 00:00")),
+            fact(AppleFactKind.expiry, "A", at: ms("2024-04-17 10:00"), observed: ms("2024-04-17 10:00"),
+                 detail: "voluntary", end: ms("2024-04-17 10:00")),
+        ]
+    }
+
+    /// C: weekly, 02-26 06:00 → 03-04 → 03-11; the renewal at 03-11 fails with no grace, no outcome seen.
+    static var factsC: [Fact] {
+        let p = "premium_weekly"
+        return [
+            fact(AppleFactKind.period, "C", at: ms("2024-02-26 06:00"), observed: ms("2024-02-26 06:00"), ref: "c1",
+                 product: p, end: ms("2024-03-04 06:00"), amount: 1_990_000, currency: "USD"),
+            fact(AppleFactKind.period, "C", at: ms("2024-03-04 06:00"), observed: ms("2024-03-04 06:00"), ref: "c2",
+                 product: p, end: ms("2024-03-11 06:00"), amount: 1_990_000, currency: "USD"),
+            fact(AppleFactKind.billingIssue, "C", at: ms("2024-03-11 06:00"), observed: ms("2024-03-11 06:05"),
+                 detail: "DID_FAIL_TO_RENEW"),
+        ]
+    }
+
+    @Test func subscriptionA() {
+        let history = AppleHistoryBuilder().history(id: "A", facts: Self.factsA)
+        let p = "premium_monthly"
+        #expect(history.periods == [
+            Period(id: "a1", productId: p, start: ms("2024-01-10 10:00"), end: ms("2024-01-17 10:00"), isTrial: true,
+                   currency: "JPY"),
+            Period(id: "a2", productId: p, start: ms("2024-01-17 10:00"), end: ms("2024-02-17 10:00"), currency: "JPY",
+                   endReason: .billingIssue),
+            Period(id: "a3", productId: p, start: ms("2024-02-20 08:00"), end: ms("2024-03-17 10:00"), currency: "JPY"),
+            Period(id: "a4", productId: p, start: ms("2024-03-17 10:00"), end: ms("2024-04-17 10:00"), currency: "JPY",
+                   endReason: .voluntary),
+        ])
+        #expect(history.episodes == [BillingEpisode(failedAt: ms("2024-02-17 10:00"), graceEnd: ms("2024-03-04 10:00"),
+                                                    outcome: .recovered(at: ms("2024-02-20 08:00")))])
+        #expect(history.currencies == ["JPY"])
+        #expect(history.purchases.isEmpty)
+    }
+
+    @Test func subscriptionC() {
+        let history = AppleHistoryBuilder().history(id: "C", facts: Self.factsC)
+        #expect(history.periods.map(\.id) == ["c1", "c2"])
+        #expect(history.periods.map(\.priceMicros) == [1_990_000, 1_990_000])
+        #expect(history.periods.map(\.endReason) == [.unknown, .billingIssue])
+        let e = ms("2024-03-11 06:00")
+        // No expiry notice: lost at E + 60 days (2024-05-10 06:00), after the examples' as-of, so Metrics shows it open.
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .lost(at: ms("2024-05-10 06:00")))])
+    }
+
+    @Test func shuffledFactsGiveTheSameHistory() {
+        let facts = Self.factsA + Self.factsC.map { var f = $0; f.subject = "A"; return f }
+        let expected = AppleHistoryBuilder().history(id: "A", facts: facts)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            #expect(AppleHistoryBuilder().history(id: "A", facts: facts.shuffled(using: &generator)) == expected)
+        }
+    }
+
+    @Test func laterStatementsWinFieldByField() {
+        let early = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 1000, ref: "t", product: "p", end: 5000)
+        let extended = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 4000, ref: "t", product: "p", end: 9000,
+                                 amount: 4_990_000, currency: "USD")
+        let stale = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 2000, ref: "t", product: "p", end: 5000)
+        let history = AppleHistoryBuilder().history(id: "S", facts: [extended, stale, early])
+        #expect(history.periods == [Period(id: "t", productId: "p", start: 1000, end: 9000, priceMicros: 4_990_000,
+                                           currency: "USD")])
+    }
+
+    @Test func refundReversedAfterRevocationRestoresThePeriod() {
+        let period = Self.fact(AppleFactKind.period, "R", at: 1000, observed: 1000, ref: "t", product: "p", end: 9000)
+        let refund = Self.fact(AppleFactKind.revocation, "R", at: 3000, observed: 3000, ref: "t", detail: "50000")
+        let reversal = Self.fact(AppleFactKind.refundReversed, "R", at: 5000, observed: 5000, ref: "t")
+        let revoked = AppleHistoryBuilder().history(id: "R", facts: [period, refund])
+        #expect(revoked.periods.first?.revokedAt == 3000 && revoked.periods.first?.refundedPerHundredThousand == 50_000)
+        let restored = AppleHistoryBuilder().history(id: "R", facts: [reversal, period, refund])
+        #expect(restored.periods.first?.revokedAt == nil)
+        let refundAgain = Self.fact(AppleFactKind.revocation, "R", at: 7000, observed: 7000, ref: "t")
+        let again = AppleHistoryBuilder().history(id: "R", facts: [reversal, period, refund, refundAgain])
+        #expect(again.periods.first?.revokedAt == 7000 && again.periods.first?.refundedPerHundredThousand == 100_000)
+    }
+
+    @Test func retryThenLossAtTheExpiredNotice() {
+        let facts = [
+            Self.fact(AppleFactKind.period, "L", at: 0, observed: 0, ref: "t1", product: "p", end: 10_000),
+            Self.fact(AppleFactKind.billingIssue, "L", at: 10_000, observed: 10_500, detail: "DID_FAIL_TO_RENEW", end: 20_000),
+            Self.fact(AppleFactKind.expiry, "L", at: 900_000, observed: 900_000, detail: "billing", end: 10_000),
+        ]
+        let history = AppleHistoryBuilder().history(id: "L", facts: facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: 10_000, graceEnd: 20_000, outcome: .lost(at: 900_000))])
+        #expect(history.periods.first?.endReason == .billingIssue)
+    }
+
+    @Test func resubscribeAfterLossIsNotARecovery() {
+        let day: Millis = 86_400_000
+        let facts = [
+            Self.fact(AppleFactKind.period, "X", at: 0, observed: 0, ref: "t1", product: "p", end: 30 * day),
+            Self.fact(AppleFactKind.billingIssue, "X", at: 30 * day, observed: 30 * day, detail: "expiration_intent"),
+            Self.fact(AppleFactKind.period, "X", at: 120 * day, observed: 120 * day, ref: "t2", product: "p", end: 150 * day),
+        ]
+        let history = AppleHistoryBuilder().history(id: "X", facts: facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: 30 * day, graceEnd: 30 * day, outcome: .lost(at: 90 * day))])
+        #expect(history.periods.map(\.id) == ["t1", "t2"])
+    }
+
+    @Test func oneTimePurchasesAndTheirRefunds() {
+        let facts = [
+            Self.fact(AppleFactKind.oneTime, "o1", at: 500, observed: 600, ref: "o1", product: "coins", amount: 990_000,
+                      currency: "EUR"),
+            Self.fact(AppleFactKind.revocation, "o1", at: 800, observed: 900, ref: "o1", detail: "100000"),
+        ]
+        let history = AppleHistoryBuilder().history(id: "o1", facts: facts)
+        #expect(history.periods.isEmpty)
+        #expect(history.purchases == [OneTimePurchase(id: "o1", productId: "coins", purchasedAt: 500, priceMicros: 990_000,
+                                                      currency: "EUR", revokedAt: 800)])
+        #expect(history.currencies == ["EUR"])
+    }
+}

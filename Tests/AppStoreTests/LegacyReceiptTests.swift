@@ -1,0 +1,191 @@
+import AppStore
+import Facts
+import Ingest
+import Testing
+
+/// verifyReceipt responses: the legacy traps, each with a payload shaped as Apple sends it.
+@Suite struct LegacyReceiptTests {
+    let translator: AppStoreTranslator
+
+    init() throws {
+        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: ["com.example.app"])
+    }
+
+    /// A production response: a consumable and a non-consumable (no expiry fields) next to subscription
+    /// entries, numbers as strings, `cancellation_date_ms: "0"`-style "not cancelled", an entry repeated in
+    /// `in_app` and `latest_receipt_info`.
+    static let mixed = #"""
+    {"status": 0, "environment": "Production",
+     "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1709290000000",
+       "in_app": [
+         {"quantity": "1", "product_id": "coins_100", "transaction_id": "1000000500", "original_transaction_id": "1000000500",
+          "purchase_date": "2024-01-12 08:00:00 Etc/GMT", "purchase_date_ms": "1705046400000", "is_trial_period": "false"},
+         {"quantity": "1", "product_id": "remove_ads", "transaction_id": "1000000501", "original_transaction_id": "1000000501",
+          "purchase_date_ms": "1705050000000", "is_trial_period": "false", "in_app_ownership_type": "PURCHASED"},
+         {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "1000000600", "original_transaction_id": "1000000600",
+          "purchase_date_ms": "1704880800000", "expires_date_ms": "1705485600000", "is_trial_period": "true",
+          "web_order_line_item_id": "230000000001"}
+       ]},
+     "latest_receipt_info": [
+       {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "1000000600", "original_transaction_id": "1000000600",
+        "purchase_date_ms": "1704880800000", "expires_date_ms": "1705485600000", "is_trial_period": "true",
+        "is_in_intro_offer_period": "false", "cancellation_date_ms": "0", "in_app_ownership_type": "PURCHASED"},
+       {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "1000000601", "original_transaction_id": "1000000600",
+        "purchase_date": "2024-01-17 10:00:00 Etc/GMT", "purchase_date_ms": "1705485600000",
+        "expires_date": "2024-02-17 10:00:00 Etc/GMT", "expires_date_ms": "1708164000000",
+        "is_trial_period": "false", "is_in_intro_offer_period": "false", "in_app_ownership_type": "PURCHASED"}
+     ],
+     "pending_renewal_info": [
+       {"auto_renew_product_id": "premium_monthly", "original_transaction_id": "1000000600",
+        "product_id": "premium_monthly", "auto_renew_status": "1"}
+     ]}
+    """#
+
+    @Test func mixedReceiptSeparatesOneTimePurchasesFromPeriods() throws {
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: Self.mixed,
+                                                    envelope: Envelope(appUserId: "u-1", currency: "JPY"))).facts
+        let periods = facts.of(AppleFactKind.period)
+        #expect(periods.map(\.ref) == ["1000000600", "1000000601"])
+        #expect(periods.allSatisfy { $0.subject == "1000000600" && $0.observedAt == 1_709_290_000_000 })
+        #expect(periods[0].at == ms("2024-01-10 10:00") && periods[0].end == ms("2024-01-17 10:00"))
+        #expect(periods[0].flags == [.trial])
+        #expect(periods[0].detail == nil)  // latest_receipt_info's copy wins over in_app's
+        #expect(periods[1].at == ms("2024-01-17 10:00") && periods[1].end == ms("2024-02-17 10:00"))
+        #expect(periods[1].flags == [] && periods[1].currency == "JPY" && periods[1].amountMicros == nil)
+
+        let oneTime = facts.of(AppleFactKind.oneTime)
+        #expect(oneTime.map(\.subject) == ["1000000500", "1000000501"])
+        #expect(oneTime.map(\.productId) == ["coins_100", "remove_ads"])
+        #expect(oneTime[0].at == ms("2024-01-12 08:00"))
+        #expect(facts.of(AppleFactKind.revocation).isEmpty)  // cancellation_date_ms "0" is "not cancelled"
+
+        let status = facts.of(AppleFactKind.renewalStatus)
+        #expect(status.count == 1 && status[0].flags == [.on] && status[0].at == 1_709_290_000_000)
+        #expect(facts.of(AppleFactKind.user).contains { $0.subject == "1000000600" && $0.ref == "u-1" })
+        #expect(facts.of(AppleFactKind.currency).first?.currency == "JPY")
+    }
+
+    @Test func upgradeIsNotARefund() throws {
+        let json = #"""
+        {"status": 0, "environment": "Production", "receipt": {"request_date_ms": "1709290000000", "in_app": []},
+         "latest_receipt_info": [
+          {"product_id": "premium_monthly", "transaction_id": "700", "original_transaction_id": "700",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000",
+           "cancellation_date_ms": "1706000000000", "cancellation_reason": "0", "is_upgraded": "true"},
+          {"product_id": "premium_yearly", "transaction_id": "701", "original_transaction_id": "700",
+           "purchase_date_ms": "1706000000000", "expires_date_ms": "1737536000000"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        let periods = facts.of(AppleFactKind.period)
+        #expect(periods[0].end == 1_706_000_000_000 && periods[0].flags == [.upgraded])
+        #expect(facts.of(AppleFactKind.revocation).isEmpty)
+
+        let history = AppleHistoryBuilder().history(id: "700", facts: facts)
+        #expect(history.periods.map(\.id) == ["700", "701"])
+        #expect(history.periods[0].end == 1_706_000_000_000)
+        #expect(history.periods[0].endReason == .replaced && history.periods[0].revokedAt == nil)
+    }
+
+    @Test func cancellationWithoutUpgradeIsARefund() throws {
+        let json = #"""
+        {"status": "0", "receipt": {"request_date_ms": 1709290000000, "in_app": [
+          {"product_id": "premium_monthly", "transaction_id": "800", "original_transaction_id": "800",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000",
+           "cancellation_date_ms": "1706000000000", "cancellation_reason": "1"}]}}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        let revocations = facts.of(AppleFactKind.revocation)
+        #expect(revocations.count == 1)
+        #expect(revocations[0].ref == "800" && revocations[0].at == 1_706_000_000_000 && revocations[0].detail == "100000")
+        let history = AppleHistoryBuilder().history(id: "800", facts: facts)
+        #expect(history.periods.first?.revokedAt == 1_706_000_000_000)
+        #expect(history.periods.first?.end == 1_708_164_000_000)
+    }
+
+    @Test func iOS6StyleResponse() throws {
+        let json = #"""
+        {"status": 0, "receipt": {"original_transaction_id": "900", "transaction_id": "900", "product_id": "premium_weekly",
+          "purchase_date_ms": "1708927200000", "expires_date": "1709532000000", "bid": "com.example.app"},
+         "latest_receipt_info": {"original_transaction_id": "900", "transaction_id": "901", "product_id": "premium_weekly",
+          "purchase_date_ms": "1709532000000", "expires_date": 1710136800000}}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json,
+                                                    envelope: Envelope(receivedAt: 1_710_000_000_000))).facts
+        let periods = facts.of(AppleFactKind.period)
+        #expect(periods.map(\.ref) == ["900", "901"])
+        #expect(periods.map(\.end) == [1_709_532_000_000, 1_710_136_800_000])
+        #expect(periods.allSatisfy { $0.subject == "900" && $0.observedAt == 1_710_000_000_000 })
+    }
+
+    @Test func nonZeroStatusSandboxAndFamilySharingAreExcluded() throws {
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: #"{"status": 21007}"#)) == .excluded(.receiptStatus))
+        let sandbox = #"{"status": 0, "environment": "Sandbox", "receipt": {"in_app": []}}"#
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: sandbox)) == .excluded(.sandbox))
+        let productionSandbox = #"{"status": 0, "receipt": {"receipt_type": "ProductionSandbox", "in_app": []}}"#
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: productionSandbox)) == .excluded(.sandbox))
+        let family = #"""
+        {"status": 0, "receipt": {"in_app": []}, "latest_receipt_info": [
+          {"product_id": "premium_monthly", "transaction_id": "1", "original_transaction_id": "1",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000", "in_app_ownership_type": "FAMILY_SHARED"}]}
+        """#
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: family)) == .excluded(.familyShared))
+    }
+
+    @Test func familySharedEntriesNextToPurchasedOnesAreSkipped() throws {
+        let json = #"""
+        {"status": 0, "receipt": {"request_date_ms": "1709290000000", "in_app": []}, "latest_receipt_info": [
+          {"product_id": "premium_monthly", "transaction_id": "1", "original_transaction_id": "1",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000", "in_app_ownership_type": "FAMILY_SHARED"},
+          {"product_id": "premium_monthly", "transaction_id": "2", "original_transaction_id": "2",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000", "in_app_ownership_type": "PURCHASED"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        #expect(facts.of(AppleFactKind.period).map(\.ref) == ["2"])
+    }
+
+    @Test func retryAndGraceInPendingRenewalInfo() throws {
+        let json = #"""
+        {"status": 0, "receipt": {"request_date_ms": "1708300000000", "in_app": []},
+         "latest_receipt_info": [{"product_id": "premium_monthly", "transaction_id": "10", "original_transaction_id": "10",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000"}],
+         "pending_renewal_info": [{"original_transaction_id": "10", "auto_renew_product_id": "premium_monthly",
+           "auto_renew_status": "1", "is_in_billing_retry_period": "1", "expiration_intent": "2",
+           "grace_period_expires_date_ms": "1709546400000"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        let issues = facts.of(AppleFactKind.billingIssue)
+        #expect(issues.count == 1)
+        #expect(issues[0].at == 1_708_164_000_000 && issues[0].end == 1_709_546_400_000)
+        #expect(facts.of(AppleFactKind.expiry).isEmpty)  // intent 2 while retrying is not an end
+    }
+
+    @Test func expirationIntentsAreKeptEvenWhenUnknown() throws {
+        func expiry(intent: String) throws -> String? {
+            let json = """
+            {"status": 0, "receipt": {"request_date_ms": "1709300000000", "in_app": []},
+             "latest_receipt_info": [{"product_id": "p", "transaction_id": "10", "original_transaction_id": "10",
+               "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000"}],
+             "pending_renewal_info": [{"original_transaction_id": "10", "auto_renew_status": "0", "expiration_intent": "\(intent)"}]}
+            """
+            let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+            return facts.of(AppleFactKind.expiry).first?.detail
+        }
+        #expect(try expiry(intent: "1") == "voluntary")
+        #expect(try expiry(intent: "3") == "price_increase")
+        #expect(try expiry(intent: "4") == "product_unavailable")
+        #expect(try expiry(intent: "5") == "other")
+        #expect(try expiry(intent: "7") == "7")
+    }
+
+    @Test func brokenEntriesAreQuarantinedNotCrashed() throws {
+        let noId = #"{"status": 0, "receipt": {"in_app": [{"product_id": "p", "purchase_date_ms": "1"}]}}"#
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: noId)).quarantineReason == .invalidPayload)
+        let badExpiry = #"""
+        {"status": 0, "receipt": {"in_app": [{"product_id": "p", "transaction_id": "1", "purchase_date_ms": "1705485600000",
+          "expires_date_ms": "soon"}]}}
+        """#
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: badExpiry)).quarantineReason == .invalidPayload)
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: #"{"receipt": {}}"#)).quarantineReason == .invalidPayload)
+        #expect(translator.translate(try record(.appleVerifyReceipt, json: "[1, 2]")).quarantineReason == .invalidPayload)
+    }
+}

@@ -1,0 +1,98 @@
+import AppStore
+import Facts
+import Ingest
+import Testing
+
+/// App Store Server Notifications V1, as Apple posted them (strings for numbers and booleans, PROD/Sandbox).
+@Suite struct NotificationV1Tests {
+    let translator: AppStoreTranslator
+
+    init() throws {
+        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [])
+    }
+
+    static func notification(type: String, extra: String = "", environment: String = "PROD",
+                             pending: String = #"{"original_transaction_id": "2000", "auto_renew_product_id": "premium_weekly", "auto_renew_status": "1"}"#) -> String {
+        """
+        {"notification_type": "\(type)", "environment": "\(environment)", "password": "shared-secret", "bid": "com.example.app",
+         "bvrs": "42", "auto_renew_product_id": "premium_weekly", "original_transaction_id": 2000\(extra),
+         "unified_receipt": {"status": 0, "environment": "Production", "latest_receipt": "MIIT...",
+           "latest_receipt_info": [
+             {"product_id": "premium_weekly", "transaction_id": "2001", "original_transaction_id": "2000",
+              "purchase_date_ms": "1709445600000", "expires_date_ms": "1710136800000", "is_trial_period": "false",
+              "subscription_group_identifier": "20500000", "in_app_ownership_type": "PURCHASED"},
+             {"product_id": "premium_weekly", "transaction_id": "2000", "original_transaction_id": "2000",
+              "purchase_date_ms": "1708927200000", "expires_date_ms": "1709532000000", "is_trial_period": "false",
+              "in_app_ownership_type": "PURCHASED"}],
+           "pending_renewal_info": [\(pending)]}}
+        """
+    }
+
+    @Test func renewalStatusChangeUsesItsChangeDate() throws {
+        let json = Self.notification(type: "DID_CHANGE_RENEWAL_STATUS",
+                                     extra: #", "auto_renew_status": "false", "auto_renew_status_change_date_ms": "1709800000000""#,
+                                     pending: #"{"original_transaction_id": "2000", "auto_renew_status": "0"}"#)
+        let facts = translator.translate(try record(.appleNotificationV1, json: json,
+                                                    envelope: Envelope(receivedAt: 1_709_800_002_000))).facts
+        let status = facts.of(AppleFactKind.renewalStatus)
+        #expect(status.contains { $0.at == 1_709_800_000_000 && $0.flags == [] && $0.subject == "2000" })
+        #expect(facts.allSatisfy { $0.observedAt == 1_709_800_002_000 })
+        #expect(facts.of(AppleFactKind.period).count == 2)
+    }
+
+    @Test func failureWithoutExpiryNoticeIsLostAfterSixtyDays() throws {
+        let json = Self.notification(type: "DID_FAIL_TO_RENEW",
+                                     pending: #"{"original_transaction_id": "2000", "auto_renew_status": "1", "is_in_billing_retry_period": "1", "expiration_intent": "2"}"#)
+        let facts = translator.translate(try record(.appleNotificationV1, json: json,
+                                                    envelope: Envelope(receivedAt: 1_710_137_000_000))).facts
+        let issues = facts.of(AppleFactKind.billingIssue)
+        #expect(!issues.isEmpty && issues.allSatisfy { $0.at == 1_710_136_800_000 && $0.end == nil })
+        let history = AppleHistoryBuilder().history(id: "2000", facts: facts)
+        let e: Millis = 1_710_136_800_000
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .lost(at: e + 60 * 86_400_000))])
+        #expect(history.periods.last?.endReason == .billingIssue)
+    }
+
+    @Test func refundRevokesTheCancelledTransaction() throws {
+        let json = #"""
+        {"notification_type": "REFUND", "environment": "PROD", "original_transaction_id": "3000",
+         "unified_receipt": {"status": 0, "environment": "Production", "latest_receipt_info": [
+           {"product_id": "premium_monthly", "transaction_id": "3001", "original_transaction_id": "3000",
+            "purchase_date_ms": "1709445600000", "expires_date_ms": "1712124000000",
+            "cancellation_date_ms": "1709900000000", "cancellation_reason": "0"}], "pending_renewal_info": []}}
+        """#
+        let facts = translator.translate(try record(.appleNotificationV1, json: json)).facts
+        #expect(facts.of(AppleFactKind.revocation).map(\.ref) == ["3001"])
+        // No received_at: the latest instant in the payload is the statement time.
+        #expect(facts.allSatisfy { $0.observedAt == 1_712_124_000_000 })
+    }
+
+    @Test func unknownTypesStillUseTheReceipt() throws {
+        let facts = translator.translate(try record(.appleNotificationV1, json: Self.notification(type: "SOMETHING_NEW"))).facts
+        #expect(facts.of(AppleFactKind.period).map(\.ref) == ["2000", "2001"])
+    }
+
+    @Test func pre2020NotificationWithTopLevelReceiptInfo() throws {
+        let json = #"""
+        {"notification_type": "DID_CHANGE_RENEWAL_STATUS", "environment": "PROD", "auto_renew_status": "false",
+         "auto_renew_status_change_date_ms": "1546400000000", "auto_renew_product_id": "premium_monthly",
+         "latest_expired_receipt_info": {"original_transaction_id": "4000", "transaction_id": "4001",
+           "product_id": "premium_monthly", "purchase_date_ms": "1543800000000", "expires_date": "1546478400000",
+           "is_trial_period": "false"}}
+        """#
+        let facts = translator.translate(try record(.appleNotificationV1, json: json)).facts
+        #expect(facts.of(AppleFactKind.period).map(\.end) == [1_546_478_400_000])
+        #expect(facts.of(AppleFactKind.renewalStatus).map(\.subject) == ["4000"])
+        #expect(facts.of(AppleFactKind.renewalStatus).first?.at == 1_546_400_000_000)
+    }
+
+    @Test func sandboxIsExcluded() throws {
+        let json = Self.notification(type: "INITIAL_BUY", environment: "Sandbox")
+        #expect(translator.translate(try record(.appleNotificationV1, json: json)) == .excluded(.sandbox))
+    }
+
+    @Test func missingTypeIsInvalid() throws {
+        let json = #"{"environment": "PROD", "unified_receipt": {"status": 0}}"#
+        #expect(translator.translate(try record(.appleNotificationV1, json: json)).quarantineReason == .invalidPayload)
+    }
+}

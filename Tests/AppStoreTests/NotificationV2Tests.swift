@@ -1,0 +1,213 @@
+import AppStore
+import Facts
+import Ingest
+import Testing
+
+/// App Store Server Notifications V2 signed with a generated Apple-shaped chain that the translator trusts.
+@Suite struct NotificationV2Tests {
+    let chain: TestChain
+    let translator: AppStoreTranslator
+    static let signedDate: Millis = 1_709_300_000_000
+    static let purchase: Millis = 1_706_700_000_000
+    static let expires: Millis = 1_709_200_000_000
+
+    init() throws {
+        chain = try TestChain()
+        translator = try AppStoreTranslator(trustedRoots: [chain.rootDER], bundleIds: ["com.example.app"])
+    }
+
+    static func transaction(id: String = "5002", product: String = "premium_monthly",
+                            type: String = "Auto-Renewable Subscription", expires: Millis? = NotificationV2Tests.expires,
+                            extra: String = "") -> String {
+        let expiry = expires.map { #""expiresDate":\#($0),"# } ?? ""
+        return """
+        {"transactionId":"\(id)","originalTransactionId":"5000","webOrderLineItemId":"31000000007","bundleId":"com.example.app",\
+        "productId":"\(product)","subscriptionGroupIdentifier":"21000000","purchaseDate":\(purchase),\
+        "originalPurchaseDate":1704000000000,\(expiry)"quantity":1,"type":"\(type)","inAppOwnershipType":"PURCHASED",\
+        "signedDate":\(signedDate),"environment":"Production","transactionReason":"RENEWAL","storefront":"USA",\
+        "storefrontId":"143441","price":4990,"currency":"USD",\
+        "appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138"\(extra)}
+        """
+    }
+
+    static func renewal(extra: String = "", autoRenew: Int = 1) -> String {
+        """
+        {"originalTransactionId":"5000","autoRenewProductId":"premium_monthly","productId":"premium_monthly",\
+        "autoRenewStatus":\(autoRenew),"signedDate":\(signedDate),"environment":"Production",\
+        "recentSubscriptionStartDate":1704000000000,"renewalDate":\(expires)\(extra)}
+        """
+    }
+
+    func notification(_ type: String, subtype: String? = nil, transaction: String? = NotificationV2Tests.transaction(),
+                      renewal: String? = NotificationV2Tests.renewal(), environment: String = "Production",
+                      bundle: String = "com.example.app") throws -> Translation {
+        var data = #""appAppleId":1234567890,"bundleId":"\#(bundle)","bundleVersion":"42","environment":"\#(environment)","status":1"#
+        if let transaction { data += #","signedTransactionInfo":"\#(try chain.sign(transaction))""# }
+        if let renewal { data += #","signedRenewalInfo":"\#(try chain.sign(renewal))""# }
+        let sub = subtype.map { #""subtype":"\#($0)","# } ?? ""
+        let payload = """
+        {"notificationType":"\(type)",\(sub)"notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",\
+        "data":{\(data)},"version":"2.0","signedDate":\(Self.signedDate)}
+        """
+        return translator.translate(record(.appleNotificationV2, jws: try chain.sign(payload)))
+    }
+
+    @Test func subscribedWithFreeTrial() throws {
+        let trial = Self.transaction(id: "5000", extra: #","offerType":1,"offerDiscountType":"FREE_TRIAL","offerIdentifier":"trial7""#)
+            .replacingOccurrences(of: #""price":4990"#, with: #""price":0"#)
+        let facts = try notification("SUBSCRIBED", subtype: "INITIAL_BUY", transaction: trial).facts
+        let period = try #require(facts.of(AppleFactKind.period).first)
+        #expect(period.subject == "5000" && period.ref == "5000" && period.at == Self.purchase && period.end == Self.expires)
+        #expect(period.flags == [.trial] && period.amountMicros == 0 && period.currency == "USD")
+        #expect(period.observedAt == Self.signedDate && period.detail == "31000000007")
+        #expect(facts.of(AppleFactKind.user).first?.ref == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(facts.of(AppleFactKind.renewalStatus).first?.flags == [.on])
+    }
+
+    @Test func introductoryPriceIsPaid() throws {
+        let intro = Self.transaction(extra: #","offerType":1,"offerDiscountType":"PAY_AS_YOU_GO""#)
+        let period = try #require(try notification("SUBSCRIBED", subtype: "RESUBSCRIBE", transaction: intro).facts.of(AppleFactKind.period).first)
+        #expect(period.flags == [.introductory] && period.amountMicros == 4_990_000)
+    }
+
+    @Test func renewalsAndOffersGivePeriods() throws {
+        for (type, subtype) in [("DID_RENEW", nil), ("DID_RENEW", "BILLING_RECOVERY"), ("OFFER_REDEEMED", "UPGRADE"),
+                                ("PRICE_INCREASE", "ACCEPTED"), ("REFUND_DECLINED", nil), ("CONSUMPTION_REQUEST", nil),
+                                ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE"), ("A_TYPE_FROM_2030", "AND_ITS_SUBTYPE")] as [(String, String?)] {
+            let facts = try notification(type, subtype: subtype).facts
+            #expect(facts.of(AppleFactKind.period).map(\.ref) == ["5002"], "\(type) \(subtype ?? "")")
+            #expect(facts.of(AppleFactKind.period).first?.amountMicros == 4_990_000)
+            #expect(facts.of(AppleFactKind.revocation).isEmpty && facts.of(AppleFactKind.billingIssue).isEmpty)
+        }
+    }
+
+    @Test func failureToRenewWithGrace() throws {
+        let facts = try notification("DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD",
+                                     renewal: Self.renewal(extra: #","isInBillingRetryPeriod":true,"expirationIntent":2,"gracePeriodExpiresDate":1710500000000"#)).facts
+        let issues = facts.of(AppleFactKind.billingIssue)
+        #expect(!issues.isEmpty && issues.allSatisfy { $0.at == Self.expires && $0.end == 1_710_500_000_000 })
+        #expect(facts.of(AppleFactKind.expiry).isEmpty)
+        let plain = try notification("DID_FAIL_TO_RENEW", renewal: Self.renewal(extra: #","isInBillingRetryPeriod":true"#)).facts
+        #expect(plain.of(AppleFactKind.billingIssue).allSatisfy { $0.at == Self.expires && $0.end == nil })
+        let graceOver = try notification("GRACE_PERIOD_EXPIRED", renewal: Self.renewal(extra: #","isInBillingRetryPeriod":true"#)).facts
+        #expect(graceOver.of(AppleFactKind.billingIssue).contains { $0.detail == "GRACE_PERIOD_EXPIRED" && $0.at == Self.expires })
+    }
+
+    @Test func expiredSubtypes() throws {
+        let cases: [(String?, String, Millis)] = [
+            ("VOLUNTARY", "voluntary", Self.expires), ("BILLING_RETRY", "billing", Self.signedDate),
+            ("PRICE_INCREASE", "price_increase", Self.expires), ("PRODUCT_NOT_FOR_SALE", "product_unavailable", Self.expires),
+            ("SOMETHING_ELSE", "SOMETHING_ELSE", Self.expires), (nil, "other", Self.expires),
+        ]
+        for (subtype, detail, at) in cases {
+            let facts = try notification("EXPIRED", subtype: subtype, renewal: Self.renewal(autoRenew: 0)).facts
+            let expiries = facts.of(AppleFactKind.expiry)
+            #expect(expiries.contains { $0.detail == detail && $0.at == at && $0.end == Self.expires }, "\(subtype ?? "nil")")
+        }
+    }
+
+    @Test func unknownExpirationIntentIsKept() throws {
+        let facts = try notification("EXPIRED", subtype: "VOLUNTARY", renewal: Self.renewal(extra: #","expirationIntent":9"#, autoRenew: 0)).facts
+        #expect(facts.of(AppleFactKind.expiry).contains { $0.detail == "9" })
+    }
+
+    @Test func autoRenewChanges() throws {
+        let off = try notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", renewal: Self.renewal(autoRenew: 0)).facts
+        #expect(off.of(AppleFactKind.renewalStatus).map(\.flags) == [[]])
+        #expect(off.of(AppleFactKind.renewalStatus).first?.at == Self.signedDate)
+        let on = try notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED").facts
+        #expect(on.of(AppleFactKind.renewalStatus).map(\.flags) == [.on])
+    }
+
+    @Test func immediateUpgradeEndsTheOldPeriodInTheHistory() throws {
+        let old = try notification("DID_RENEW").facts
+        let upgradeAt = Self.purchase + 10 * 86_400_000
+        let yearly = Self.transaction(id: "5003", product: "premium_yearly", expires: upgradeAt + 365 * 86_400_000)
+            .replacingOccurrences(of: #""purchaseDate":\#(Self.purchase)"#, with: #""purchaseDate":\#(upgradeAt)"#)
+        let upgrade = try notification("DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", transaction: yearly).facts
+        let history = AppleHistoryBuilder().history(id: "5000", facts: old + upgrade)
+        #expect(history.periods.map(\.id) == ["5002", "5003"])
+        #expect(history.periods[0].end == upgradeAt && history.periods[0].endReason == .replaced)
+        #expect(history.periods[0].revokedAt == nil)
+    }
+
+    @Test func refundsRevocationsAndReversals() throws {
+        let prorated = Self.transaction(extra: #","revocationDate":1709250000000,"revocationReason":0,"revocationType":"REFUND_PRORATED","revocationPercentage":50000"#)
+        let refund = try notification("REFUND", transaction: prorated).facts.of(AppleFactKind.revocation)
+        #expect(refund.count == 1 && refund[0].at == 1_709_250_000_000 && refund[0].detail == "50000" && refund[0].ref == "5002")
+        let revoked = Self.transaction(extra: #","revocationDate":1709250000000,"revocationReason":0"#)
+        #expect(try notification("REVOKE", transaction: revoked).facts.of(AppleFactKind.revocation).first?.detail == "100000")
+        let reversed = try notification("REFUND_REVERSED", transaction: revoked).facts
+        #expect(reversed.of(AppleFactKind.revocation).isEmpty)
+        #expect(reversed.of(AppleFactKind.refundReversed).map(\.ref) == ["5002"])
+    }
+
+    @Test func renewalExtended() throws {
+        let extended = Self.transaction(expires: Self.expires + 7 * 86_400_000)
+        let period = try #require(try notification("RENEWAL_EXTENDED", transaction: extended).facts.of(AppleFactKind.period).first)
+        #expect(period.end == Self.expires + 7 * 86_400_000)
+    }
+
+    @Test func summariesAndExternalTokensStateNothing() throws {
+        let summary = """
+        {"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","notificationUUID":"u-1","version":"2.0",\
+        "summary":{"requestIdentifier":"r-1","environment":"Production","appAppleId":1234567890,"bundleId":"com.example.app",\
+        "productId":"premium_monthly","storefrontCountryCodes":["USA"],"succeededCount":5,"failedCount":0},"signedDate":\(Self.signedDate)}
+        """
+        #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(summary))) == .used([]))
+        let external = """
+        {"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"UNREPORTED","notificationUUID":"u-2","version":"2.0",\
+        "externalPurchaseToken":{"externalPurchaseId":"x","tokenCreationDate":1709000000000,"appAppleId":1234567890,\
+        "bundleId":"com.example.app"},"signedDate":\(Self.signedDate)}
+        """
+        #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(external))) == .used([]))
+    }
+
+    @Test func oneTimeCharge() throws {
+        let consumable = Self.transaction(id: "6000", product: "coins_100", type: "Consumable", expires: nil)
+        let facts = try notification("ONE_TIME_CHARGE", transaction: consumable, renewal: nil).facts
+        let purchase = try #require(facts.of(AppleFactKind.oneTime).first)
+        #expect(purchase.subject == "6000" && purchase.productId == "coins_100" && purchase.amountMicros == 4_990_000)
+        #expect(facts.of(AppleFactKind.period).isEmpty)
+    }
+
+    @Test func exclusionsAndRejections() throws {
+        #expect(try notification("TEST", transaction: nil, renewal: nil) == .excluded(.test))
+        #expect(try notification("DID_RENEW", environment: "Sandbox") == .excluded(.sandbox))
+        #expect(try notification("DID_RENEW", environment: "Xcode") == .excluded(.sandbox))
+        #expect(try notification("DID_RENEW", environment: "LocalTesting") == .excluded(.sandbox))
+        #expect(try notification("DID_RENEW", bundle: "com.other.app").quarantineReason == .wrongBundle)
+        let family = Self.transaction().replacingOccurrences(of: "PURCHASED", with: "FAMILY_SHARED")
+        #expect(try notification("DID_RENEW", transaction: family) == .excluded(.familyShared))
+
+        let stranger = try TestChain()
+        let forged = try stranger.sign(#"{"notificationType":"DID_RENEW","signedDate":1709300000000,"data":{"bundleId":"com.example.app","environment":"Production"}}"#)
+        #expect(translator.translate(record(.appleNotificationV2, jws: forged)).quarantineReason == .badSignature)
+        #expect(translator.translate(record(.appleNotificationV2, jws: "not.a.jws")).quarantineReason == .badSignature)
+        let noType = try chain.sign(#"{"signedDate":1709300000000,"data":{"bundleId":"com.example.app"}}"#)
+        #expect(translator.translate(record(.appleNotificationV2, jws: noType)).quarantineReason == .invalidPayload)
+    }
+
+    @Test func bareTransactionAndRenewalInfo() throws {
+        let transaction = translator.translate(record(.appleTransaction, jws: try chain.sign(Self.transaction())))
+        #expect(transaction.facts.of(AppleFactKind.period).map(\.ref) == ["5002"])
+        let renewal = translator.translate(record(.appleRenewalInfo, jws: try chain.sign(Self.renewal(extra: #","gracePeriodExpiresDate":1710500000000,"isInBillingRetryPeriod":true"#))))
+        let issue = try #require(renewal.facts.of(AppleFactKind.billingIssue).first)
+        #expect(issue.at == Self.signedDate && issue.end == 1_710_500_000_000)
+        let stranger = try TestChain()
+        #expect(translator.translate(record(.appleTransaction, jws: try stranger.sign(Self.transaction()))).quarantineReason == .badSignature)
+    }
+
+    @Test func graceThenRecoveryBuildsARecoveredEpisode() throws {
+        let failed = try notification("DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD",
+                                      renewal: Self.renewal(extra: #","isInBillingRetryPeriod":true,"gracePeriodExpiresDate":1710500000000"#)).facts
+        let recoveredAt = Self.expires + 2 * 86_400_000
+        let recovery = Self.transaction(id: "5003", expires: Self.expires + 29 * 86_400_000)
+            .replacingOccurrences(of: #""purchaseDate":\#(Self.purchase)"#, with: #""purchaseDate":\#(recoveredAt)"#)
+        let recovered = try notification("DID_RENEW", subtype: "BILLING_RECOVERY", transaction: recovery).facts
+        let history = AppleHistoryBuilder().history(id: "5000", facts: recovered + failed)
+        #expect(history.episodes == [BillingEpisode(failedAt: Self.expires, graceEnd: 1_710_500_000_000,
+                                                    outcome: .recovered(at: recoveredAt))])
+        #expect(history.periods.map(\.id) == ["5002", "5003"])
+    }
+}

@@ -1,0 +1,359 @@
+import Foundation
+import Testing
+@testable import Ingest
+
+/// Containers (`inputs.md`, "Containers"): every kind, members of every kind, and damage that keeps what came before.
+@Suite struct ArchiveReaderTests {
+    static let lines = [
+        #"{"received_at":"2024-03-01T12:00:00Z","source":"google.rtdn","body":{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1709294400000","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"tok-1","subscriptionId":"premium_monthly"}}}"#,
+        #"{"notification_type":"DID_RENEW","environment":"PROD","auto_renew_status":"true","unified_receipt":{"status":0}}"#,
+        #"{"kind":"androidpublisher#subscriptionPurchase","startTimeMillis":"1709294400000","expiryTimeMillis":"1711972800000","paymentState":1}"#,
+    ]
+
+    static var ndjson: String { lines.joined(separator: "\n") + "\n" }
+
+    @Test func ndjsonYieldsOneRecordPerLineWithLineNumbers() throws {
+        let folder = try TemporaryFolder()
+        let lines = Self.lines
+        let text = lines[0] + "\r\n\n   \n" + lines[1] + "\r\nnot json at all\n" + lines[2]
+        let path = try folder.write("events.ndjson", text)
+        let result = try readAll(path)
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == [lines[0], lines[1], "not json at all", lines[2]])
+        #expect(result.positions == [1, 4, 5, 6])
+        #expect(result.members == [nil, nil, nil, nil])
+        #expect(result.records.allSatisfy { $0.provenance.file == path })
+    }
+
+    @Test func jsonlIsLines() throws {
+        let folder = try TemporaryFolder()
+        let result = try readAll(try folder.write("events.JSONL", "\u{FEFF}" + Self.ndjson))
+        #expect(result.texts == Self.lines)
+        #expect(result.positions == [1, 2, 3])
+    }
+
+    @Test func linesAcrossManyChunksStayWhole() throws {
+        let folder = try TemporaryFolder()
+        // ~700 KiB: lines straddle the 256 KiB read chunks.
+        let records = (0..<5000).map { #"{"kind":"androidpublisher#subscriptionPurchase","orderId":"GPA.3372-\#($0)","startTimeMillis":"1709294400000","expiryTimeMillis":"1711972800000"}"# }
+        let result = try readAll(try folder.write("big.ndjson", records.joined(separator: "\n")))
+        #expect(result.texts == records)
+        #expect(result.positions.last == 5000)
+    }
+
+    @Test func overlongLineIsCutSoItIsQuarantined() throws {
+        let folder = try TemporaryFolder()
+        let long = #"{"a":""# + String(repeating: "x", count: 300) + #""}"#
+        let path = try folder.write("long.ndjson", long + "\n" + Self.lines[1] + "\n")
+        let result = try readAll(path, reader: ArchiveReader(maximumRecordBytes: 150))
+        #expect(result.records.count == 2)
+        #expect(result.records[0].bytes.count == 150)
+        #expect(result.texts[1] == Self.lines[1])
+        #expect(result.positions == [1, 2])
+        guard case .failure(let rejection) = RecordParser().parse(result.records[0]) else {
+            Issue.record("a cut line must not parse")
+            return
+        }
+        #expect(rejection.reason == .malformedJSON)
+    }
+
+    @Test func jsonSingleRecordIsPositionZero() throws {
+        let folder = try TemporaryFolder()
+        let pretty = "{\n  \"signedPayload\": \"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln\"\n}\n"
+        let result = try readAll(try folder.write("one.json", pretty))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == ["{\n  \"signedPayload\": \"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln\"\n}"])
+        #expect(result.positions == [0])
+    }
+
+    @Test func jsonArrayIsStreamedElementByElement() throws {
+        let folder = try TemporaryFolder()
+        let elements = [
+            #"{"body":"{\"a\":\"]}\\\"[{\"}","source":"google.rtdn"}"#,
+            #"{"nested":[{"x":[1,2,{"y":"}"}]}]}"#,
+            #""eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln""#,
+            "42",
+            "null",
+        ]
+        let text = "\u{FEFF}[\n  " + elements.joined(separator: " ,\n  ") + "\n]\n"
+        let result = try readAll(try folder.write("array.json", text))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == elements)
+        #expect(result.positions == [0, 1, 2, 3, 4])
+    }
+
+    @Test func largeJSONArrayAcrossChunks() throws {
+        let folder = try TemporaryFolder()
+        let elements = (0..<4000).map { #"{"kind":"androidpublisher#productPurchase","orderId":"GPA.1-\#($0)","note":"a \"quoted\" ] and } inside"}"# }
+        let result = try readAll(try folder.write("big.json", "[" + elements.joined(separator: ",") + "]"))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == elements)
+        #expect(result.positions.last == 3999)
+    }
+
+    @Test func brokenJSONArrayYieldsCompleteElementsThenTheRestAsOneRecord() throws {
+        let folder = try TemporaryFolder()
+        let text = #"[{"a":1}, {"b":2} oops {"c":3}]"#
+        let result = try readAll(try folder.write("broken.json", text))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == [#"{"a":1}"#, #"{"b":2}"#, #"oops {"c":3}]"#])
+        #expect(result.positions == [0, 1, 2])
+        guard case .failure(let rejection) = RecordParser().parse(result.records[2]) else {
+            Issue.record("the broken rest must be quarantined")
+            return
+        }
+        #expect(rejection.reason == .malformedJSON)
+    }
+
+    @Test func cutOffJSONArrayIsDamage() throws {
+        let folder = try TemporaryFolder()
+        let text = #"[{"a":1}, {"b":"x"#
+        let result = try readAll(try folder.write("cut.json", text))
+        #expect(result.texts == [#"{"a":1}"#])
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.offset == Int64(text.utf8.count))
+        #expect(result.damages.first?.reason.contains("cut off") == true)
+    }
+
+    @Test func gzipOfNdjsonAndJson() throws {
+        let folder = try TemporaryFolder()
+        let lines = try readAll(try folder.write("a.ndjson.gz", try GzipWriter.gzip(Self.ndjson)))
+        #expect(lines.damages.isEmpty)
+        #expect(lines.texts == Self.lines)
+        #expect(lines.positions == [1, 2, 3])
+        let array = try readAll(try folder.write("b.json.gz", try GzipWriter.gzip("[" + Self.lines.joined(separator: ",") + "]")))
+        #expect(array.damages.isEmpty)
+        #expect(array.texts == Self.lines)
+        #expect(array.positions == [0, 1, 2])
+        let bare = try readAll(try folder.write("shipper-2024-03-01.gz", try GzipWriter.gzip(Self.ndjson)))
+        #expect(bare.texts == Self.lines)
+    }
+
+    @Test func concatenatedGzipMembersAreOneStream() throws {
+        let folder = try TemporaryFolder()
+        // Log shippers append a member per flush; a line may even straddle two members.
+        let first = try GzipWriter.gzip(Self.lines[0] + "\n" + String(Self.lines[1].prefix(20)))
+        let second = try GzipWriter.gzip(String(Self.lines[1].dropFirst(20)) + "\n")
+        let third = try GzipWriter.gzip(Self.lines[2] + "\n")
+        let result = try readAll(try folder.write("multi.ndjson.gz", first + second + third))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == Self.lines)
+        #expect(result.positions == [1, 2, 3])
+    }
+
+    @Test func truncatedGzipKeepsEarlierRecordsAndReportsTheOffset() throws {
+        let folder = try TemporaryFolder()
+        let records = (0..<20000).map { #"{"kind":"androidpublisher#subscriptionPurchase","orderId":"GPA.\#($0 * 7919 % 10007)-\#($0)","expiryTimeMillis":"\#(1711972800000 + $0)","startTimeMillis":"1709294400000"}"# }
+        let gz = try GzipWriter.gzip(records.joined(separator: "\n") + "\n")
+        let cut = Array(gz.prefix(gz.count / 2))
+        let result = try readAll(try folder.write("cut.ndjson.gz", cut))
+        #expect(result.records.count > 1000)
+        #expect(result.records.count < records.count)
+        #expect(result.texts == Array(records.prefix(result.records.count)))
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.offset == Int64(cut.count))
+        #expect(result.damages.first?.reason.contains("cut off") == true)
+    }
+
+    @Test func corruptGzipReportsWhereInflatingStopped() throws {
+        let folder = try TemporaryFolder()
+        var gz = try GzipWriter.gzip(Self.ndjson)
+        // Break the deflate block header right after the 10-byte gzip header.
+        gz[10] = 0xFF
+        gz[11] = 0xFF
+        let result = try readAll(try folder.write("bad.ndjson.gz", gz))
+        #expect(result.records.isEmpty)
+        #expect(result.damages.count == 1)
+        #expect((result.damages.first?.offset ?? -1) >= 10)
+        #expect((result.damages.first?.offset ?? Int64.max) < Int64(gz.count))
+        #expect(result.damages.first?.reason.contains("corrupt gzip") == true)
+    }
+
+    @Test func tarMembersOfEveryKind() throws {
+        let folder = try TemporaryFolder()
+        let longPath = "exports/" + String(repeating: "google-play-subscriptions/", count: 5) + "2024-03.ndjson"
+        let gnuPath = "exports/" + String(repeating: "app-store-server-notifications/", count: 4) + "v2.json"
+        let tar = TarBuilder.archive([
+            .directory("exports/"),
+            .file("exports/a.ndjson", Array((Self.lines[0] + "\n").utf8)),
+            .file("exports/b.json", Array(("[" + Self.lines[1] + "]").utf8)),
+            .file("exports/c.json.gz", try GzipWriter.gzip(Self.lines[2])),
+            .file("exports/d.ndjson.gz", try GzipWriter.gzip(Self.lines[0] + "\n" + Self.lines[1] + "\n")),
+            .paxFile(path: longPath, Array((Self.lines[2] + "\n").utf8)),
+            .gnuLongFile(path: gnuPath, Array(Self.lines[1].utf8)),
+            .file("exports/README.txt", Array("hello".utf8)),
+        ])
+        let path = try folder.write("archive.tar", tar)
+        let result = try readAll(path)
+        #expect(result.texts == [Self.lines[0], Self.lines[1], Self.lines[2], Self.lines[0], Self.lines[1], Self.lines[2], Self.lines[1]])
+        #expect(result.members == ["exports/a.ndjson", "exports/b.json", "exports/c.json.gz", "exports/d.ndjson.gz",
+                                   "exports/d.ndjson.gz", longPath, gnuPath])
+        #expect(result.positions == [1, 0, 0, 1, 2, 1, 0])
+        #expect(result.damages == [Damage(file: path, offset: Int64(tar.count - 2048), reason: "member exports/README.txt: unsupported file type")])
+    }
+
+    @Test func gzippedTarsAndGzipInsideGzippedTar() throws {
+        let folder = try TemporaryFolder()
+        let tar = TarBuilder.archive([
+            .file("day1.ndjson", Array(Self.ndjson.utf8)),
+            .file("day2.json.gz", try GzipWriter.gzip("[" + Self.lines.joined(separator: ",") + "]")),
+        ])
+        for name in ["archive.tar.gz", "archive.tgz"] {
+            let result = try readAll(try folder.write(name, try GzipWriter.gzip(tar)))
+            #expect(result.damages.isEmpty)
+            #expect(result.texts == Self.lines + Self.lines)
+            #expect(result.members == Array(repeating: "day1.ndjson", count: 3) + Array(repeating: "day2.json.gz", count: 3))
+        }
+    }
+
+    @Test func truncatedTarKeepsEarlierMembers() throws {
+        let folder = try TemporaryFolder()
+        let tar = TarBuilder.archive([
+            .file("one.ndjson", Array(Self.ndjson.utf8)),
+            .file("two.ndjson", Array(Self.ndjson.utf8)),
+        ])
+        // Cut inside the second member's data: its complete lines were streamed, the cut line is not yielded.
+        let firstMemberBlocks = 512 + ((Self.ndjson.utf8.count + 511) / 512) * 512
+        let cutInData = Array(tar.prefix(firstMemberBlocks + 512 + Self.lines[0].utf8.count + 10))
+        let inData = try readAll(try folder.write("cut-data.tar", cutInData))
+        #expect(inData.texts == Self.lines + [Self.lines[0]])
+        #expect(inData.damages.count == 1)
+        #expect(inData.damages.first?.offset == Int64(cutInData.count))
+        #expect(inData.damages.first?.reason.contains("cut off in member two.ndjson") == true)
+
+        let cutInHeader = Array(tar.prefix(firstMemberBlocks + 100))
+        let inHeader = try readAll(try folder.write("cut-header.tar", cutInHeader))
+        #expect(inHeader.texts == Self.lines)
+        #expect(inHeader.damages.count == 1)
+        #expect(inHeader.damages.first?.offset == Int64(cutInHeader.count))
+        #expect(inHeader.damages.first?.reason.contains("header at tar byte \(firstMemberBlocks)") == true)
+    }
+
+    @Test func corruptTarHeaderStopsWithDamage() throws {
+        let folder = try TemporaryFolder()
+        var tar = TarBuilder.archive([
+            .file("one.ndjson", Array(Self.ndjson.utf8)),
+            .file("two.ndjson", Array(Self.ndjson.utf8)),
+        ])
+        let secondHeader = 512 + ((Self.ndjson.utf8.count + 511) / 512) * 512
+        tar[secondHeader + 3] ^= 0x55
+        let result = try readAll(try folder.write("bad.tar", tar))
+        #expect(result.texts == Self.lines)
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.offset == Int64(secondHeader))
+        #expect(result.damages.first?.reason.contains("checksum") == true)
+    }
+
+    @Test func damagedMemberInsideTarIsSkippedAndTheRestRead() throws {
+        let folder = try TemporaryFolder()
+        let gz = try GzipWriter.gzip(Self.ndjson)
+        let tar = TarBuilder.archive([
+            .file("cut.ndjson.gz", Array(gz.prefix(gz.count - 12))),
+            .file("fine.ndjson", Array(Self.ndjson.utf8)),
+        ])
+        let result = try readAll(try folder.write("mixed.tar", tar))
+        #expect(result.members.filter { $0 == "fine.ndjson" }.count == 3)
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.reason.hasPrefix("member cut.ndjson.gz: gzip stream") == true)
+    }
+
+    @Test func zipMembersOfEveryKind() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/export.zip"
+        try ZipBuilder.write(path, members: [
+            ("2024/03/events.ndjson", Array(Self.ndjson.utf8)),
+            ("2024/03/receipts.json.gz", try GzipWriter.gzip("[" + Self.lines[1] + "]")),
+            ("2024/03/one.json", Array(Self.lines[2].utf8)),
+            ("2024/03/nested.tar", TarBuilder.archive([.file("inner.ndjson", Array((Self.lines[0] + "\n").utf8))])),
+            ("notes.md", Array("# notes".utf8)),
+        ])
+        let result = try readAll(path)
+        #expect(result.texts == Self.lines + [Self.lines[1], Self.lines[2], Self.lines[0]])
+        #expect(result.members == ["2024/03/events.ndjson", "2024/03/events.ndjson", "2024/03/events.ndjson",
+                                   "2024/03/receipts.json.gz", "2024/03/one.json", "2024/03/nested.tar!inner.ndjson"])
+        #expect(result.damages == [Damage(file: path, offset: 0, reason: "member notes.md: unsupported file type")])
+    }
+
+    @Test func zipInsideTarIsStreamedFromItsLocalHeaders() throws {
+        let folder = try TemporaryFolder()
+        let zipPath = folder.path + "/made-by-zipfoundation.zip"
+        try ZipBuilder.write(zipPath, members: [("a.ndjson", Array(Self.ndjson.utf8)), ("b.json.gz", try GzipWriter.gzip(Self.lines[1]))])
+        let zipFoundationBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: zipPath)))
+        let streamed = try StreamingZipBuilder.archive([
+            .deflatedWithDescriptor("logs/c.ndjson", Array(Self.ndjson.utf8)),
+            .stored("logs/d.json", Array(("[" + Self.lines[2] + "]").utf8)),
+            .stored("logs/notes.txt", Array("x".utf8)),
+        ])
+        let tar = TarBuilder.archive([.file("one.zip", zipFoundationBytes), .file("two.zip", streamed)])
+        let path = try folder.write("zips.tar", tar)
+        let result = try readAll(path)
+        #expect(result.texts == Self.lines + [Self.lines[1]] + Self.lines + [Self.lines[2]])
+        #expect(result.members == ["one.zip!a.ndjson", "one.zip!a.ndjson", "one.zip!a.ndjson", "one.zip!b.json.gz",
+                                   "two.zip!logs/c.ndjson", "two.zip!logs/c.ndjson", "two.zip!logs/c.ndjson", "two.zip!logs/d.json"])
+        #expect(result.damages.map(\.reason) == ["member two.zip!logs/notes.txt: unsupported file type"])
+    }
+
+    @Test func cutZipInsideTarKeepsItsEarlierEntries() throws {
+        let folder = try TemporaryFolder()
+        let streamed = try StreamingZipBuilder.archive([
+            .stored("a.ndjson", Array(Self.ndjson.utf8)),
+            .deflatedWithDescriptor("b.ndjson", Array(Self.ndjson.utf8)),
+        ])
+        let cut = Array(streamed.prefix(30 + 8 + Self.ndjson.utf8.count + 40))
+        let tar = TarBuilder.archive([.file("cut.zip", cut), .file("after.ndjson", Array((Self.lines[0] + "\n").utf8))])
+        let result = try readAll(try folder.write("t.tar", tar))
+        #expect(result.members == ["cut.zip!a.ndjson", "cut.zip!a.ndjson", "cut.zip!a.ndjson", "after.ndjson"])
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.reason == "member cut.zip: zip cut.zip cut off in entry b.ndjson")
+    }
+
+    @Test func corruptZipMemberIsDamageAndTheOtherMembersAreRead() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/export.zip"
+        let big = (0..<2000).map { #"{"kind":"androidpublisher#productPurchase","orderId":"GPA.\#($0)","purchaseTimeMillis":"\#(1709294400000 + $0 * 7919)"}"# }
+        try ZipBuilder.write(path, members: [("a.ndjson", Array(big.joined(separator: "\n").utf8)), ("b.ndjson", Array(Self.ndjson.utf8))])
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Inside a.ndjson's deflate data, well past its local header.
+        for i in 200..<260 { bytes[i] ^= 0xA5 }
+        let result = try readAll(try folder.write("corrupt.zip", bytes))
+        #expect(result.records.filter { $0.provenance.member == "b.ndjson" }.map { String(decoding: $0.bytes, as: UTF8.self) } == Self.lines)
+        #expect(result.records.filter { $0.provenance.member == "a.ndjson" }.count < big.count)
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.reason.hasPrefix("member a.ndjson: ") == true)
+    }
+
+    @Test func truncatedZipIsDamageAtOffsetZero() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/whole.zip"
+        try ZipBuilder.write(path, members: [("a.ndjson", Array(Self.ndjson.utf8))])
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let cutPath = try folder.write("cut.zip", Array(bytes.prefix(bytes.count - 30)))
+        let result = try readAll(cutPath)
+        #expect(result.records.isEmpty)
+        #expect(result.damages.count == 1)
+        #expect(result.damages.first?.offset == 0)
+        #expect(result.damages.first?.reason.contains("cannot open zip") == true)
+    }
+
+    @Test func unsupportedFileTypeIsDamage() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("notes.csv", "a,b\n")
+        let result = try readAll(path)
+        #expect(result.records.isEmpty)
+        #expect(result.damages == [Damage(file: path, offset: 0, reason: "unsupported file type")])
+    }
+
+    @Test func sinkErrorsPropagateUnchanged() throws {
+        struct Stop: Error, Equatable {}
+        let folder = try TemporaryFolder()
+        let path = try folder.write("a.tar.gz", try GzipWriter.gzip(TarBuilder.archive([.file("x.ndjson", Array(Self.ndjson.utf8))])))
+        var seen = 0
+        #expect(throws: Stop.self) {
+            _ = try ArchiveReader().read(path: path) { _ in
+                seen += 1
+                if seen == 2 { throw Stop() }
+            }
+        }
+        #expect(seen == 2)
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+@testable import Ingest
+
+/// Deduplication keys: the same record read twice is one record, different records never are.
+@Suite struct DedupKeyTests {
+    func key(_ text: String) throws -> String {
+        let raw = RawRecord(bytes: Array(text.utf8), provenance: Provenance(file: "f.ndjson", position: 1))
+        return try RecordParser().parse(raw).get().dedupKey
+    }
+
+    static let body = #"{"kind":"androidpublisher#subscriptionPurchase","startTimeMillis":"1709294400000","expiryTimeMillis":"1711972800000","paymentState":1,"orderId":"GPA.1-2-3-4"}"#
+
+    @Test func receivedAtWhitespaceAndMemberOrderDoNotChangeTheKey() throws {
+        let a = try key(#"{"received_at":"2024-03-01T12:00:00Z","source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
+        let laterAndReordered = try key(#"{ "subscription_id" : "premium_monthly", "body": {"paymentState":1, "orderId":"GPA.1-2-3-4", "expiryTimeMillis":"1711972800000", "startTimeMillis":"1709294400000", "kind":"androidpublisher#subscriptionPurchase"}, "purchase_token":"tok-A", "received_at": 1709999999999, "source":"google.subscription.v1" }"#)
+        let escapedBody = try key(#"{"received_at":"2024-03-05T00:00:00Z","source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","body":"\#(Self.body.replacingOccurrences(of: "\"", with: "\\\""))"}"#)
+        #expect(a == laterAndReordered)
+        #expect(a == escapedBody)
+    }
+
+    @Test func differentTokensOrProductsWithIdenticalBodiesStayDistinct() throws {
+        let a = try key(#"{"purchase_token":"tok-A","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
+        let b = try key(#"{"purchase_token":"tok-B","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
+        let c = try key(#"{"purchase_token":"tok-A","subscription_id":"premium_yearly","body":\#(Self.body)}"#)
+        let bare = try key(Self.body)
+        #expect(Set([a, b, c, bare]).count == 4)
+    }
+
+    @Test func differentPayloadValuesDiffer() throws {
+        let a = try key(Self.body)
+        let b = try key(Self.body.replacingOccurrences(of: "1711972800000", with: "1711972800001"))
+        #expect(a != b)
+    }
+
+    @Test func appStoreV2KeyIsTheNotificationUUIDWhateverTheWrapping() throws {
+        let raw = try key(StorePayloads.notificationV2)
+        let enveloped = try key(#"{"received_at":"2024-03-01T12:00:00Z","body":\#(StorePayloads.notificationV2)}"#)
+        let bare = try key("\"" + StorePayloads.signedPayload + "\"")
+        #expect(raw == "uuid:" + StorePayloads.notificationUUID)
+        #expect(enveloped == raw)
+        #expect(bare == raw)
+    }
+
+    @Test func pubSubRedeliveryIsOneRecord() throws {
+        let first = try key(StorePayloads.pubSubPush)
+        let redelivered = try key(#"{"received_at":"2024-03-01T12:05:00Z","body":\#(StorePayloads.pubSubPush)}"#)
+        #expect(first == "msg:" + StorePayloads.pubSubMessageId)
+        #expect(redelivered == first)
+    }
+}

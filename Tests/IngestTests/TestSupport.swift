@@ -1,0 +1,254 @@
+import Foundation
+import SystemZlib
+import Testing
+import ZIPFoundation
+@testable import Ingest
+
+/// A fresh temporary folder per test, removed when the test's value goes away.
+final class TemporaryFolder {
+    let path: String
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.path
+        path = base + "/ingest-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `bytes` at `name` (relative, folders created) and returns the full path.
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let full = path + "/" + name
+        let folder = (full as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: full, contents: Data(bytes)) else {
+            throw TestFailure("cannot write \(full)")
+        }
+        return full
+    }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Everything one read yields.
+struct ReadResult {
+    var records: [RawRecord]
+    var damages: [Damage]
+
+    var texts: [String] { records.map { String(decoding: $0.bytes, as: UTF8.self) } }
+    var positions: [Int64] { records.map(\.provenance.position) }
+    var members: [String?] { records.map(\.provenance.member) }
+}
+
+func readAll(_ path: String, reader: ArchiveReader = ArchiveReader()) throws -> ReadResult {
+    var records: [RawRecord] = []
+    let damages = try reader.read(path: path) { records.append($0) }
+    return ReadResult(records: records, damages: damages)
+}
+
+/// Gzip through the system zlib (deflate with a gzip header: windowBits 15 + 16), as `gzip(1)` writes it.
+final class GzipWriter {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var output: [UInt8] = []
+    private let handle: FileHandle?
+
+    /// Compresses into memory, or appends to `file` as it goes when given. `windowBits` -15 gives raw deflate
+    /// (zip entries) instead of gzip.
+    init(file: String? = nil, windowBits: Int32 = 15 + 16) throws {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        let status = deflateInit2_(stream, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                                   Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw TestFailure("deflateInit2 failed: \(status)") }
+        if let file {
+            guard FileManager.default.createFile(atPath: file, contents: nil) else { throw TestFailure("cannot create \(file)") }
+            handle = FileHandle(forWritingAtPath: file)
+        } else {
+            handle = nil
+        }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    func write(_ bytes: [UInt8]) throws { try run(bytes, flush: Z_NO_FLUSH) }
+
+    /// Ends the gzip member and returns its bytes (empty when writing to a file).
+    func finish() throws -> [UInt8] {
+        try run([], flush: Z_FINISH)
+        try handle?.close()
+        return output
+    }
+
+    private func run(_ input: [UInt8], flush: Int32) throws {
+        var input = input
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        try input.withUnsafeMutableBufferPointer { inBuffer in
+            stream.pointee.next_in = inBuffer.baseAddress
+            stream.pointee.avail_in = uInt(inBuffer.count)
+            repeat {
+                let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                    stream.pointee.next_out = outBuffer.baseAddress
+                    stream.pointee.avail_out = uInt(outBuffer.count)
+                    _ = deflate(stream, flush)
+                    return outBuffer.count - Int(stream.pointee.avail_out)
+                }
+                if let handle {
+                    try handle.write(contentsOf: chunk[..<produced])
+                } else {
+                    output.append(contentsOf: chunk[..<produced])
+                }
+            } while stream.pointee.avail_out == 0 || (flush == Z_FINISH && stream.pointee.avail_in > 0)
+            stream.pointee.next_in = nil
+        }
+    }
+
+    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let writer = try GzipWriter()
+        try writer.write(bytes)
+        return try writer.finish()
+    }
+
+    static func gzip(_ text: String) throws -> [UInt8] { try gzip(Array(text.utf8)) }
+}
+
+/// Tar archives built by hand, header by header, as GNU tar and bsdtar write them.
+enum TarBuilder {
+    enum Entry {
+        case file(String, [UInt8])
+        case directory(String)
+        /// A pax extended header carrying `path`, followed by the file under a short placeholder name.
+        case paxFile(path: String, [UInt8])
+        /// A GNU `././@LongLink` entry carrying the long name, followed by the file under a cut name.
+        case gnuLongFile(path: String, [UInt8])
+    }
+
+    static func archive(_ entries: [Entry], endMarker: Bool = true) -> [UInt8] {
+        var out: [UInt8] = []
+        for entry in entries {
+            switch entry {
+            case .file(let name, let data):
+                append(name: name, type: UInt8(ascii: "0"), data: data, to: &out)
+            case .directory(let name):
+                append(name: name, type: UInt8(ascii: "5"), data: [], to: &out)
+            case .paxFile(let path, let data):
+                let record = paxRecord("path", path)
+                append(name: "PaxHeaders.0/long", type: UInt8(ascii: "x"), data: Array(record.utf8), to: &out)
+                append(name: String(path.suffix(90)), type: UInt8(ascii: "0"), data: data, to: &out)
+            case .gnuLongFile(let path, let data):
+                append(name: "././@LongLink", type: UInt8(ascii: "L"), data: Array(path.utf8) + [0], to: &out)
+                append(name: String(path.prefix(99)), type: UInt8(ascii: "0"), data: data, to: &out)
+            }
+        }
+        if endMarker { out.append(contentsOf: [UInt8](repeating: 0, count: 1024)) }
+        return out
+    }
+
+    /// `"<length> key=value\n"` where length counts the whole record, its own digits included.
+    static func paxRecord(_ key: String, _ value: String) -> String {
+        let body = " \(key)=\(value)\n"
+        var length = body.utf8.count + 1
+        while String(length).utf8.count + body.utf8.count != length { length += 1 }
+        return "\(length)\(body)"
+    }
+
+    static func append(name: String, type: UInt8, data: [UInt8], to out: inout [UInt8]) {
+        out.append(contentsOf: header(name: name, size: data.count, type: type))
+        out.append(contentsOf: data)
+        out.append(contentsOf: [UInt8](repeating: 0, count: (512 - data.count % 512) % 512))
+    }
+
+    static func header(name: String, size: Int, type: UInt8, prefix: String = "") -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) {
+            for (i, byte) in text.utf8.enumerated() { block[offset + i] = byte }
+        }
+        func octal(_ value: Int, width: Int) -> String {
+            let digits = String(value, radix: 8)
+            return String(repeating: "0", count: width - 1 - digits.count) + digits
+        }
+        put(String(name.prefix(100)), at: 0)
+        put(octal(0o644, width: 8), at: 100)
+        put(octal(1000, width: 8), at: 108)
+        put(octal(1000, width: 8), at: 116)
+        put(octal(size, width: 12), at: 124)
+        put(octal(1_709_294_400, width: 12), at: 136)
+        put("        ", at: 148)
+        block[156] = type
+        put("ustar", at: 257)
+        put("00", at: 263)
+        put("user", at: 265)
+        put("user", at: 297)
+        put(prefix, at: 345)
+        let sum = block.reduce(0) { $0 + Int($1) }
+        put(octal(sum, width: 7), at: 148)
+        block[155] = UInt8(ascii: " ")
+        return block
+    }
+}
+
+/// Zip archives through ZIPFoundation, deflated as `zip(1)` does.
+enum ZipBuilder {
+    static func write(_ path: String, members: [(String, [UInt8])]) throws {
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        for (name, bytes) in members {
+            let data = Data(bytes)
+            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count),
+                                 compressionMethod: .deflate) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+    }
+}
+
+/// Zip bytes written by hand, entry by entry, the way streaming zip writers (Java's `ZipOutputStream`, many log
+/// exporters) do: deflated entries with bit 3 and a data descriptor after the data, stored entries with sizes.
+enum StreamingZipBuilder {
+    enum Entry {
+        case stored(String, [UInt8])
+        case deflatedWithDescriptor(String, [UInt8])
+    }
+
+    static func archive(_ entries: [Entry]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        for entry in entries {
+            switch entry {
+            case .stored(let name, let data):
+                out += localHeader(name: name, flags: 0, method: 0, crc: crc(data), compressed: data.count, uncompressed: data.count)
+                out += data
+            case .deflatedWithDescriptor(let name, let data):
+                let writer = try GzipWriter(windowBits: -15)
+                try writer.write(data)
+                let deflated = try writer.finish()
+                out += localHeader(name: name, flags: 8, method: 8, crc: 0, compressed: 0, uncompressed: 0)
+                out += deflated
+                out += le32(0x0807_4B50) + le32(crc(data)) + le32(UInt32(deflated.count)) + le32(UInt32(data.count))
+            }
+        }
+        // The central directory is not read by a streaming reader; its signature ends the entries.
+        out += le32(0x0201_4B50) + [UInt8](repeating: 0, count: 42)
+        out += le32(0x0605_4B50) + [UInt8](repeating: 0, count: 18)
+        return out
+    }
+
+    static func localHeader(name: String, flags: UInt16, method: UInt16, crc: UInt32, compressed: Int, uncompressed: Int) -> [UInt8] {
+        le32(0x0403_4B50) + le16(20) + le16(flags) + le16(method) + le16(0x6000) + le16(0x5861) + le32(crc)
+            + le32(UInt32(compressed)) + le32(UInt32(uncompressed)) + le16(UInt16(name.utf8.count)) + le16(0) + Array(name.utf8)
+    }
+
+    static func crc(_ data: [UInt8]) -> UInt32 {
+        UInt32(truncatingIfNeeded: data.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
+    }
+
+    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    static func le32(_ value: UInt32) -> [UInt8] { le16(UInt16(value & 0xFFFF)) + le16(UInt16(value >> 16)) }
+}

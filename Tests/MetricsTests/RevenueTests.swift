@@ -1,0 +1,141 @@
+import Facts
+import Metrics
+import Testing
+
+/// revenue_monthly: price resolution, prorated refunds, unpriced transactions, MRR normalisation, FX columns.
+@Suite struct RevenueTests {
+    /// Apple REFUND_PRORATED refunds price × revocationPercentage: 9.99 × 50% = 4.995 → 5.00 (half away from
+    /// zero), and the net is computed exactly before rounding.
+    @Test func proratedRefund() throws {
+        let history = SubscriptionHistory(platform: .apple, id: "r", periods: [
+            paid("1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5), price: 9_990_000, revokedAt: utc(2024, 1, 20), refunded: 50_000),
+        ])
+        let result = try tables([history], asOf: utc(2024, 1, 31))
+        #expect(result.revenueMonthly.map(line) == ["2024-01,apple,monthly,USD,9.99,5.00,5.00,1,1,0,0.00"])
+        #expect(result.revenueMonthly.first?.refunds == Money(micros: 4_995_000))
+        #expect(result.subscriptionRow("2024-01", "apple", "monthly")?.churnedRefund == 1)
+    }
+
+    /// A legacy Apple transaction with no price: the price list fills it when the currency is known (from the
+    /// period or another record of the subscription); with no currency, or no listed price, it is unpriced:
+    /// counted in transactions and unpriced_transactions, never in gross or MRR.
+    @Test func priceListAndUnpriced() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            apple,monthly,EUR,5.49,P1M
+            """)
+        let listed = SubscriptionHistory(platform: .apple, id: "a", periods: [
+            paid("1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5), currency: nil),
+        ], currencies: ["EUR"])
+        let noCurrency = SubscriptionHistory(platform: .apple, id: "b", periods: [
+            paid("2", "monthly", utc(2024, 1, 6), utc(2024, 2, 6), currency: nil),
+        ])
+        let notListed = SubscriptionHistory(platform: .apple, id: "c", periods: [
+            paid("3", "monthly", utc(2024, 1, 7), utc(2024, 2, 7), currency: "GBP"),
+        ])
+        let result = try tables([listed, noCurrency, notListed], asOf: utc(2024, 1, 31), prices: prices)
+        #expect(result.revenueMonthly.map(line) == [
+            "2024-01,apple,monthly,,0.00,0.00,0.00,1,0,1,0.00",
+            "2024-01,apple,monthly,EUR,5.49,0.00,5.49,1,0,0,5.49",
+            "2024-01,apple,monthly,GBP,0.00,0.00,0.00,1,0,1,0.00",
+        ])
+    }
+
+    /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
+    @Test func mrrMultipliers() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,weekly,USD,1.99,P1W
+            google,quarterly,USD,10.00,P3M
+            google,yearly,USD,59.99,P1Y
+            """)
+        let start = utc(2024, 3, 1)
+        let histories = [
+            SubscriptionHistory(platform: .google, id: "w", periods: [paid("w", "weekly", start, start + 7 * day)]),
+            SubscriptionHistory(platform: .google, id: "q", periods: [paid("q", "quarterly", start, utc(2024, 6, 1))]),
+            SubscriptionHistory(platform: .google, id: "y1", periods: [paid("y1", "yearly", start, utc(2025, 3, 1))]),
+            SubscriptionHistory(platform: .google, id: "y2", periods: [paid("y2", "yearly", start, utc(2025, 3, 1))]),
+            SubscriptionHistory(platform: .google, id: "d", periods: [paid("d", "tenday", start, start + 10 * day, price: 1_000_000)]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 3, 5), prices: prices)
+        #expect(result.revenueMonthly.map { "\($0.productId) \($0.mrrEnd.text)" } == [
+            "quarterly 3.33", "tenday 3.00", "weekly 7.96", "yearly 10.00",
+        ])
+    }
+
+    /// One-time purchases count in revenue only (no subscription rows), refunds in full.
+    @Test func oneTimePurchases() throws {
+        let history = SubscriptionHistory(platform: .google, id: "coins", purchases: [
+            OneTimePurchase(id: "GPA.c1", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 990_000, currency: "USD"),
+            OneTimePurchase(id: "GPA.c2", productId: "coins_100", purchasedAt: utc(2024, 1, 4), priceMicros: 990_000,
+                            currency: "USD", revokedAt: utc(2024, 2, 2)),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 29))
+        #expect(result.subscriptionsMonthly.isEmpty)
+        #expect(result.revenueMonthly.map(line) == [
+            "2024-01,google,coins_100,USD,1.98,0.00,1.98,2,0,0,0.00",
+            "2024-02,google,coins_100,USD,0.00,0.99,-0.99,0,1,0,0.00",
+        ])
+    }
+
+    /// `--currency USD --fx-rates`: each amount × the month's rate of its currency, USD itself at 1, and empty
+    /// cells where the file has no rate.
+    @Test func convertedColumns() throws {
+        let fx = try FXRates(csv: """
+            month,currency,rate_to_reporting_currency
+            2024-01,JPY,0.0067
+            2024-02,JPY,0.0068
+            """)
+        let histories = [
+            SubscriptionHistory(platform: .apple, id: "j", periods: [
+                paid("j1", "monthly", utc(2024, 1, 10), utc(2024, 2, 10), currency: "JPY", price: 480_000_000),
+            ]),
+            SubscriptionHistory(platform: .apple, id: "u", periods: [
+                paid("u1", "monthly", utc(2024, 1, 11), utc(2024, 2, 11), currency: "USD", price: 4_990_000,
+                     revokedAt: utc(2024, 1, 20)),
+            ]),
+            SubscriptionHistory(platform: .apple, id: "e", periods: [
+                paid("e1", "monthly", utc(2024, 1, 12), utc(2024, 2, 12), currency: "EUR", price: 5_490_000),
+            ]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 1, 31), currency: "USD", fx: fx)
+        #expect(result.revenueMonthly.map(line) == [
+            "2024-01,apple,monthly,EUR,5.49,0.00,5.49,1,0,0,5.49,,,,",
+            "2024-01,apple,monthly,JPY,480.00,0.00,480.00,1,0,0,480.00,3.22,0.00,3.22,3.22",
+            "2024-01,apple,monthly,USD,4.99,4.99,0.00,1,1,0,0.00,4.99,4.99,0.00,0.00",
+        ])
+        #expect(result.texts[1].columns.suffix(4) == ["gross_converted", "refunds_converted", "net_converted", "mrr_end_converted"])
+        let plain = try tables(histories, asOf: utc(2024, 1, 31))
+        #expect(plain.texts[1].columns.last == "mrr_end")
+        #expect(plain.revenueMonthly.allSatisfy { $0.cells.count == 11 })
+    }
+
+    @Test func moneyRoundsHalfAwayFromZero() {
+        #expect(Money(micros: 4_995_000).text == "5.00")
+        #expect(Money(micros: -4_995_000).text == "-5.00")
+        #expect(Money(micros: 4_994_999).text == "4.99")
+        #expect(Money(micros: -10_000).text == "-0.01")
+        #expect(Money(micros: -4_999).text == "0.00")
+        #expect(Money(micros: 123_456_789_000_000).text == "123456789.00")
+    }
+}
+
+/// Histories built from damaged payloads can carry absurd values: they must not crash the report.
+@Suite struct AbsurdInputTests {
+    @Test func extremeInstantsAndPricesDoNotCrash() throws {
+        let history = SubscriptionHistory(platform: .apple, id: "z", periods: [
+            paid("0", "weird", -Millis.max, Millis.max, price: Int64.max, revokedAt: utc(2024, 1, 2), refunded: Int64.max),
+            paid("1", "weird", utc(2024, 1, 3), utc(2024, 1, 2), price: Int64.max),
+            paid("2", "weird", utc(2024, 1, 4), utc(2024, 1, 30), currency: "USD", price: Int64.max),
+            paid("3", "weird", utc(2024, 1, 5), utc(2024, 1, 31), currency: "USD", price: Int64.max),
+        ], episodes: [
+            BillingEpisode(failedAt: -Millis.max, graceEnd: Millis.max, outcome: .recovered(at: Millis.max)),
+            BillingEpisode(failedAt: utc(2024, 1, 30), graceEnd: Millis.min, outcome: .lost(at: -Millis.max)),
+        ], purchases: [
+            OneTimePurchase(id: "p", productId: "x", purchasedAt: Millis.min, priceMicros: Int64.min, currency: "USD"),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 1))
+        #expect(!result.subscriptionsMonthly.isEmpty)
+        #expect(result.revenueMonthly.contains { $0.month == "2024-01" && $0.productId == "weird" })
+    }
+}

@@ -1,0 +1,82 @@
+import Facts
+import Foundation
+import Metrics
+import Testing
+
+/// ms UTC of a civil date-time (days-from-civil arithmetic, so tests need no formatter).
+func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0, ms: Int = 0) -> Millis {
+    let y = Int64(month <= 2 ? year - 1 : year)
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let m = Int64(month)
+    let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    let days = era * 146_097 + dayOfEra - 719_468
+    return ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60_000 + Int64(second) * 1000 + Int64(ms)
+}
+
+let hour: Millis = 3_600_000
+let day: Millis = 24 * hour
+
+/// The prices of examples.md.
+func examplePrices() throws -> PriceList {
+    try PriceList(csv: """
+        platform,product_id,currency,price,duration
+        apple,premium_monthly,JPY,480,P1M
+        apple,premium_monthly,USD,4.99,P1M
+        google,premium_monthly,USD,4.99,P1M
+        apple,premium_weekly,USD,1.99,P1W
+        """)
+}
+
+func tables(_ histories: [SubscriptionHistory], asOf: Millis, timeZone: String = "UTC", prices: PriceList = .empty,
+            currency: String? = nil, fx: FXRates? = nil) throws -> ReportTables {
+    let zone = try #require(TimeZone(identifier: timeZone))
+    var engine = MetricsEngine(options: ReportOptions(asOf: asOf, timeZone: zone, prices: prices,
+                                                      reportingCurrency: currency, fxRates: fx))
+    for history in histories { engine.add(history) }
+    let result = engine.finish()
+    expectIdentity(result)
+    return result
+}
+
+/// metrics.md's identity, checked on every row of every test's subscriptions_monthly.
+func expectIdentity(_ tables: ReportTables, sourceLocation: SourceLocation = #_sourceLocation) {
+    for row in tables.subscriptionsMonthly {
+        #expect(row.activeEnd == row.activeStart + row.new + row.reactivated + row.productChangesIn
+                - row.productChangesOut - row.churned, "identity broken in \(line(row))", sourceLocation: sourceLocation)
+        #expect(row.activeStart >= 0 && row.activeEnd >= 0, "negative actives in \(line(row))", sourceLocation: sourceLocation)
+        if row.productId == "all" {
+            #expect(row.productChangesIn == 0 && row.productChangesOut == 0, sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// A row as its CSV line (the fixtures have no fields that need quoting).
+func line(_ row: SubscriptionsMonthlyRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+func line(_ row: RevenueMonthlyRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+func line(_ row: RetentionCohortRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+func line(_ row: TrialConversionRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+func line(_ row: GraceRecoveryRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+
+extension ReportTables {
+    func subscriptions(platform: String, product: String) -> [String] {
+        subscriptionsMonthly.filter { $0.platform == platform && $0.productId == product }.map(line)
+    }
+
+    func subscriptionRow(_ month: String, _ platform: String, _ product: String) -> SubscriptionsMonthlyRow? {
+        subscriptionsMonthly.first { $0.month == month && $0.platform == platform && $0.productId == product }
+    }
+}
+
+/// A paid monthly-ish period.
+func paid(_ id: String, _ product: String, _ start: Millis, _ end: Millis, currency: String? = "USD",
+          price: Int64? = nil, revokedAt: Millis? = nil, refunded: Int64 = 100_000,
+          reason: EndReason = .unknown) -> Period {
+    Period(id: id, productId: product, start: start, end: end, priceMicros: price, currency: currency,
+           revokedAt: revokedAt, refundedPerHundredThousand: refunded, endReason: reason)
+}
+
+func trial(_ id: String, _ product: String, _ start: Millis, _ end: Millis, currency: String? = "USD") -> Period {
+    Period(id: id, productId: product, start: start, end: end, isTrial: true, currency: currency)
+}

@@ -1,0 +1,326 @@
+import Facts
+import Ingest
+@testable import PlayStore
+import Testing
+
+private let builder = GoogleHistoryBuilder()
+private let active = "SUBSCRIPTION_STATE_ACTIVE"
+private let day: Millis = 86_400_000
+
+struct GoogleHistoryBuilderTests {
+    static let order = "GPA.3345-6789-0123-45678"
+
+    /// examples.md B: paid 01-31 23:00 → 02-29 23:00; the renewal fails (E), grace to 03-07 23:00 (G), account
+    /// hold; recovered 03-15 12:00 (T) with a new order to 04-15 12:00; that order refunded 04-01 09:00.
+    /// Logged as Google sends it: an RTDN per event, then the resource fetched after it (v1 and v2 mixed), and
+    /// the voided-purchases list a day after the refund.
+    static func exampleB() throws -> [Fact] {
+        let token = "tok-B", product = "premium_monthly", renewal = order + "..0"
+        let start = ms("2024-01-31T23:00:00Z"), e = ms("2024-02-29T23:00:00Z"), g = ms("2024-03-07T23:00:00Z")
+        let t = ms("2024-03-15T12:00:00Z"), refund = ms("2024-04-01T09:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: order, paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: e)
+        try archive.v1(token, product, at: e, v1JSON(start: start, expiry: g, orderId: renewal, paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 5, at: g)
+        try archive.v2(token, product, at: g, v2JSON(state: "SUBSCRIPTION_STATE_ON_HOLD", start: "2024-01-31T23:00:00Z",
+                                                     expiry: "2024-03-07T23:00:00Z", latestOrderId: renewal))
+        try archive.rtdn(token, product, 1, at: t)
+        try archive.v2(token, product, at: t, v2JSON(state: active, start: "2024-01-31T23:00:00.000Z",
+                                                     expiry: "2024-04-15T12:00:00.000Z", latestOrderId: renewal))
+        try archive.rtdn(token, product, 12, at: refund)
+        try archive.v1(token, product, at: refund, v1JSON(start: start, expiry: refund, orderId: renewal, paymentState: 1,
+                                                          autoRenewing: false, cancelReason: 3))
+        archive.add(try record(.googleVoidedPurchase, """
+            {"kind":"androidpublisher#voidedPurchase","purchaseToken":"\(token)","purchaseTimeMillis":"\(t)",\
+            "voidedTimeMillis":"\(refund)","orderId":"\(renewal)","voidedSource":0,"voidedReason":1,"refundType":1}
+            """, receivedAt: refund + day))
+        #expect(archive.failures.isEmpty)
+        return archive.facts
+    }
+
+    @Test func exampleBMatchesTheWorkedExample() throws {
+        let history = builder.history(id: "tok-B", facts: try Self.exampleB())
+        let expected = SubscriptionHistory(
+            platform: .google, id: "tok-B",
+            periods: [
+                Period(id: Self.order, productId: "premium_monthly", start: ms("2024-01-31T23:00:00Z"), end: ms("2024-02-29T23:00:00Z"),
+                       priceMicros: 4_990_000, currency: "USD", endReason: .billingIssue),
+                Period(id: Self.order + "..0", productId: "premium_monthly", start: ms("2024-03-15T12:00:00Z"),
+                       end: ms("2024-04-15T12:00:00Z"), priceMicros: 4_990_000, currency: "USD",
+                       revokedAt: ms("2024-04-01T09:00:00Z")),
+            ],
+            episodes: [BillingEpisode(failedAt: ms("2024-02-29T23:00:00Z"), graceEnd: ms("2024-03-07T23:00:00Z"),
+                                      outcome: .recovered(at: ms("2024-03-15T12:00:00Z")))],
+            currencies: ["USD"])
+        #expect(history == expected)
+    }
+
+    @Test func arrivalOrderDoesNotMatter() throws {
+        let facts = try Self.exampleB()
+        let expected = builder.history(id: "tok-B", facts: facts)
+        #expect(builder.history(id: "tok-B", facts: facts.reversed()) == expected)
+        var generator = SeededGenerator(state: 20_240_101)
+        for _ in 0..<20 {
+            #expect(builder.history(id: "tok-B", facts: facts.shuffled(using: &generator)) == expected)
+        }
+        // The same facts stated twice (two archives holding one record) are one set.
+        #expect(builder.history(id: "tok-B", facts: facts + facts.reversed()) == expected)
+    }
+
+    @Test func graceRecoveryKeepsTheRenewalDate() throws {
+        let token = "tok-g", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-08T00:00:00Z")
+        let t = ms("2024-02-03T06:00:00Z"), next = ms("2024-03-01T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: e)
+        try archive.v1(token, product, at: e, v1JSON(start: start, expiry: g, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 1, at: t)
+        try archive.v1(token, product, at: t, v1JSON(start: start, expiry: next, orderId: "GPA.1..0", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 2, at: next)
+        try archive.v1(token, product, at: next, v1JSON(start: start, expiry: next + 31 * day, orderId: "GPA.1..1", paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.1", "GPA.1..0", "GPA.1..1"])
+        #expect(history.periods.map(\.start) == [start, t, next])
+        #expect(history.periods.map(\.end) == [e, next, next + 31 * day])
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: t))])
+    }
+
+    @Test func holdThatIsLostByExpiry() throws {
+        let token = "tok-h", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), l = ms("2024-03-02T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        // No grace period configured: straight to account hold, the v1 expiry in the past.
+        try archive.rtdn(token, product, 5, at: e)
+        try archive.v1(token, product, at: e, v1JSON(start: start, expiry: e, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 13, at: l)
+        try archive.v2(token, product, at: l, v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1..0", autoRenew: false))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods == [Period(id: "GPA.1", productId: product, start: start, end: e, priceMicros: 4_990_000,
+                                           currency: "USD", endReason: .billingIssue)])
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .lost(at: l))])
+    }
+
+    @Test func holdThatIsLostBySystemCancel() throws {
+        let token = "tok-c", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-04T00:00:00Z")
+        let l = ms("2024-03-01T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: e)
+        try archive.v1(token, product, at: e, v1JSON(start: start, expiry: g, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 5, at: g)
+        try archive.rtdn(token, product, 3, at: l)
+        try archive.v1(token, product, at: l, v1JSON(start: start, expiry: g, orderId: "GPA.1..0", paymentState: 0,
+                                                     autoRenewing: false, cancelReason: 1))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .lost(at: l))])
+        #expect(history.periods.map(\.endReason) == [.billingIssue])
+    }
+
+    @Test func openEpisodeStaysOpen() throws {
+        let token = "tok-o", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-04T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.v2(token, product, at: e, v2JSON(state: "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-04T00:00:00Z", latestOrderId: "GPA.1..0"))
+        #expect(builder.history(id: token, facts: archive.facts).episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .open)])
+    }
+
+    @Test func pauseAndResume() throws {
+        let token = "tok-p", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), end = ms("2024-02-01T00:00:00Z"), resume = ms("2024-03-01T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 11, at: start + 10 * day)
+        try archive.v1(token, product, at: start + 10 * day, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1,
+                                                                    autoRenewing: true, autoResume: resume))
+        try archive.rtdn(token, product, 10, at: end)
+        try archive.v1(token, product, at: end, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1,
+                                                       autoRenewing: true, autoResume: resume))
+        try archive.rtdn(token, product, 1, at: resume)
+        try archive.v1(token, product, at: resume, v1JSON(start: start, expiry: resume + 31 * day, orderId: "GPA.1..0",
+                                                          paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.start) == [start, resume])
+        #expect(history.periods.map(\.end) == [end, resume + 31 * day])
+        #expect(history.periods.map(\.endReason) == [.paused, .unknown])
+        // A resume is not a billing recovery.
+        #expect(history.episodes.isEmpty)
+    }
+
+    @Test func refundThroughAVoidedPurchaseOnly() throws {
+        let token = "tok-r", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), voided = ms("2024-01-10T00:00:00Z")
+        var archive = Archive()
+        try archive.v2(token, product, at: start, v2JSON(state: active, start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                                                         latestOrderId: "GPA.7"))
+        archive.add(try record(.googleVoidedPurchase, """
+            {"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"\(token)","purchaseTimeMillis":"\(start)",\
+            "voidedTimeMillis":"\(voided)","orderId":"GPA.7","voidedSource":1,"voidedReason":7,"refundType":1}]}
+            """, receivedAt: voided + day))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.count == 1)
+        #expect(history.periods.first?.revokedAt == voided)
+        #expect(history.periods.first?.end == e)
+    }
+
+    @Test func upgradeThroughALinkedToken() throws {
+        let old = "tok-old", new = "tok-new"
+        let start = ms("2024-01-01T00:00:00Z"), change = ms("2024-01-15T12:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(old, "premium_monthly", 4, at: start)
+        try archive.v1(old, "premium_monthly", at: start, v1JSON(start: start, expiry: ms("2024-02-01T00:00:00Z"), orderId: "GPA.1",
+                                                                 paymentState: 1, autoRenewing: true))
+        try archive.rtdn(new, "premium_yearly", 4, at: change)
+        try archive.v1(new, "premium_yearly", at: change, v1JSON(start: change, expiry: ms("2025-01-15T12:00:00Z"), orderId: "GPA.2",
+                                                                 paymentState: 1, autoRenewing: true, linked: old,
+                                                                 priceMicros: "49990000"))
+        try archive.v1(old, "premium_monthly", at: change + 1_000, v1JSON(start: start, expiry: change, orderId: "GPA.1", paymentState: 1,
+                                                                          autoRenewing: false, cancelReason: 2))
+        let history = builder.history(id: old, facts: archive.facts)
+        #expect(history.periods == [
+            Period(id: "GPA.1", productId: "premium_monthly", start: start, end: change, priceMicros: 4_990_000, currency: "USD",
+                   endReason: .replaced),
+            Period(id: "GPA.2", productId: "premium_yearly", start: change, end: ms("2025-01-15T12:00:00Z"),
+                   priceMicros: 49_990_000, currency: "USD"),
+        ])
+        #expect(history.episodes.isEmpty)
+        // The newer token arriving first changes nothing.
+        #expect(builder.history(id: old, facts: archive.facts.reversed()) == history)
+    }
+
+    @Test func resubscribeAfterExpiryIsANewToken() throws {
+        let first = "tok-1", second = "tok-2", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), end = ms("2024-02-01T00:00:00Z"), again = ms("2024-03-10T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(first, product, at: start, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(first, product, 3, at: start + 5 * day)
+        try archive.v1(first, product, at: start + 5 * day, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1,
+                                                                   autoRenewing: false, cancelReason: 0, userCancellation: start + 5 * day))
+        try archive.rtdn(first, product, 13, at: end)
+        try archive.v1(second, product, at: again, v1JSON(start: again, expiry: again + 31 * day, orderId: "GPA.2", paymentState: 1, autoRenewing: true))
+        // No link: the ledger keeps two subscriptions, each built from its own token's facts.
+        #expect(!archive.facts.contains { $0.kind == .link })
+        let one = builder.history(id: first, facts: archive.facts.filter { $0.subject == first })
+        let two = builder.history(id: second, facts: archive.facts.filter { $0.subject == second })
+        #expect(one.periods.map(\.endReason) == [.voluntary])
+        #expect(one.periods.map(\.end) == [end])
+        #expect(one.episodes.isEmpty)
+        #expect(two.periods.map(\.start) == [again])
+        #expect(two.periods.map(\.id) == ["GPA.2"])
+    }
+
+    @Test func restartClearsACancellation() throws {
+        let token = "tok-s", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), end = ms("2024-02-01T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 3, at: start + 3 * day)
+        try archive.v1(token, product, at: start + 3 * day, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1,
+                                                                   autoRenewing: false, cancelReason: 0, userCancellation: start + 3 * day))
+        #expect(builder.history(id: token, facts: archive.facts).periods.map(\.endReason) == [.voluntary])
+        try archive.rtdn(token, product, 7, at: start + 6 * day)
+        try archive.v1(token, product, at: start + 6 * day, v1JSON(start: start, expiry: end, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        #expect(builder.history(id: token, facts: archive.facts).periods.map(\.endReason) == [.unknown])
+    }
+
+    @Test func trialThenPaidRenewal() throws {
+        let token = "tok-t", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), trialEnd = ms("2024-01-08T00:00:00Z"), paidEnd = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.v2(token, product, at: start, v2JSON(state: active, start: "2024-01-01T00:00:00Z", expiry: "2024-01-08T00:00:00Z",
+                                                         latestOrderId: "GPA.5", offerPhase: "\"freeTrial\":{}"))
+        try archive.rtdn(token, product, 2, at: trialEnd)
+        try archive.v1(token, product, at: trialEnd, v1JSON(start: start, expiry: paidEnd, orderId: "GPA.5..0", paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.isTrial) == [true, false])
+        #expect(history.periods.map(\.start) == [start, trialEnd])
+        #expect(history.periods.map(\.end) == [trialEnd, paidEnd])
+        #expect(history.periods.map(\.priceMicros) == [0, 4_990_000])
+    }
+
+    @Test func oneTimeProductIsAPurchase() throws {
+        var archive = Archive()
+        let bought = ms("2024-03-04T12:00:00Z")
+        archive.add(try record(.googleProductV1, """
+            {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\(bought)","purchaseState":0,"consumptionState":1,\
+            "orderId":"GPA.9","acknowledgementState":1,"regionCode":"US"}
+            """, receivedAt: bought + 5_000, token: "ptok", product: "coins_100", currency: "EUR"))
+        archive.add(try record(.googleVoidedPurchase, """
+            {"kind":"androidpublisher#voidedPurchase","purchaseToken":"ptok","voidedTimeMillis":"\(bought + day)","orderId":"GPA.9"}
+            """))
+        let history = builder.history(id: "ptok", facts: archive.facts)
+        #expect(history.periods.isEmpty)
+        #expect(history.purchases == [OneTimePurchase(id: "GPA.9", productId: "coins_100", purchasedAt: bought, currency: "EUR",
+                                                      revokedAt: bought + day)])
+        #expect(history.currencies == ["EUR"])
+    }
+}
+
+struct GoogleGraceTrapTests {
+    @Test func cancelledDuringGraceIsNotARecovery() throws {
+        let token = "tok-x", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: e)
+        try archive.v2(token, product, at: e, v2JSON(state: "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-08T00:00:00Z", latestOrderId: "GPA.1..0"))
+        try archive.rtdn(token, product, 3, at: e + 86_400_000)
+        try archive.v2(token, product, at: e + 86_400_000, v2JSON(
+            state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-01-01T00:00:00Z", expiry: "2024-02-08T00:00:00Z",
+            latestOrderId: "GPA.1..0", autoRenew: false,
+            extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-02-02T00:00:00Z"}},"#))
+        try archive.rtdn(token, product, 13, at: g)
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.1"])
+        #expect(history.periods.map(\.end) == [e])
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .lost(at: g))])
+    }
+
+    @Test func deferralMovesTheCurrentOrdersEnd() throws {
+        let token = "tok-d", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), deferred = ms("2024-02-15T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 9, at: start + 86_400_000)
+        try archive.v1(token, product, at: start + 86_400_000, v1JSON(start: start, expiry: deferred, orderId: "GPA.1",
+                                                                      paymentState: 1, autoRenewing: true))
+        try archive.rtdn(token, product, 2, at: deferred)
+        try archive.v1(token, product, at: deferred, v1JSON(start: start, expiry: ms("2024-03-15T00:00:00Z"), orderId: "GPA.1..0",
+                                                            paymentState: 1, autoRenewing: true))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.start) == [start, deferred])
+        #expect(history.periods.map(\.end) == [deferred, ms("2024-03-15T00:00:00Z")])
+    }
+}
+
+struct GoogleTrialTests {
+    @Test func trialWhoseFirstChargeFailsAndRecoversInGrace() throws {
+        let token = "tok-tg", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), trialEnd = ms("2024-01-08T00:00:00Z"), g = ms("2024-01-11T00:00:00Z")
+        let t = ms("2024-01-09T15:30:00Z"), paidEnd = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: trialEnd, orderId: "GPA.8", paymentState: 2, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: trialEnd)
+        try archive.v1(token, product, at: trialEnd, v1JSON(start: start, expiry: g, orderId: "GPA.8", paymentState: 0, autoRenewing: true))
+        try archive.rtdn(token, product, 1, at: t)
+        try archive.v2(token, product, at: t, v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z",
+                                                     expiry: "2024-02-08T00:00:00Z", latestOrderId: "GPA.8..0"))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.isTrial) == [true, false])
+        #expect(history.periods.map(\.start) == [start, t])
+        #expect(history.periods.map(\.end) == [trialEnd, paidEnd])
+        #expect(history.episodes == [BillingEpisode(failedAt: trialEnd, graceEnd: g, outcome: .recovered(at: t))])
+    }
+}

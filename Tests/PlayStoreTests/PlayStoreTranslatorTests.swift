@@ -1,0 +1,262 @@
+import Facts
+import Foundation
+import Ingest
+@testable import PlayStore
+import Testing
+
+private let translator = PlayStoreTranslator(packageNames: [package])
+
+struct NotificationTests {
+    static let types = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 17, 18, 19, 20, 22]
+
+    @Test(arguments: types, [false, true])
+    func subscriptionNotificationBecomesAnEvent(type: Int, numericTime: Bool) throws {
+        let at = ms("2024-03-15T12:00:00Z")
+        let json = rtdnJSON(token: "tok-1", product: "premium_monthly", type: type, at: at, numeric: numericTime)
+        let facts = usedFacts(translator.translate(try record(.googleRTDN, json, receivedAt: at + 900)))
+        #expect(facts == [Fact(platform: .google, subject: "tok-1", kind: GoogleFactKind.event, at: at, observedAt: at,
+                               detail: String(type), productId: "premium_monthly")])
+    }
+
+    @Test func unknownNotificationTypeIsKeptVerbatim() throws {
+        let json = rtdnJSON(token: "tok-1", product: "premium_monthly", type: 42, at: 1_710_504_000_000)
+        let facts = usedFacts(translator.translate(try record(.googleRTDN, json)))
+        #expect(facts.count == 1)
+        #expect(facts.first?.detail == "42")
+        #expect(facts.first?.kind == GoogleFactKind.event)
+    }
+
+    @Test func pubSubPushIsDecoded() throws {
+        let inner = rtdnJSON(token: "tok-9", product: "premium_weekly", type: 2, at: 1_710_504_000_000)
+        let data = Base64URL.encode(Array(inner.utf8))
+        let push = """
+        {"message":{"data":"\(data)","messageId":"136969346945","publishTime":"2024-03-15T12:00:00.123Z"},\
+        "subscription":"projects/myproject/subscriptions/mysubscription"}
+        """
+        let facts = usedFacts(translator.translate(try record(.googleRTDN, push)))
+        #expect(facts.map(\.subject) == ["tok-9"])
+        #expect(facts.first?.detail == "2")
+        #expect(facts.first?.at == 1_710_504_000_000)
+    }
+
+    @Test func testNotificationIsExcluded() throws {
+        let json = #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1710504000000","testNotification":{"version":"1.0"}}"#
+        #expect(translator.translate(try record(.googleRTDN, json)) == .excluded(.test))
+    }
+
+    @Test func otherPackageIsQuarantined() throws {
+        let json = rtdnJSON(token: "t", product: "p", type: 2, at: 1).replacingOccurrences(of: package, with: "com.other.app")
+        guard case .quarantined(let reason, let detail) = translator.translate(try record(.googleRTDN, json)) else {
+            Issue.record("not quarantined")
+            return
+        }
+        #expect(reason == .wrongPackage)
+        #expect(detail.contains("com.other.app"))
+        // Any package is accepted when none is configured.
+        #expect(usedFacts(PlayStoreTranslator(packageNames: []).translate(try record(.googleRTDN, json))).count == 1)
+    }
+
+    @Test func oneTimeAndVoidedNotifications() throws {
+        let oneTime = """
+        {"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1710504000000",\
+        "oneTimeProductNotification":{"version":"1.0","notificationType":1,"purchaseToken":"ptok","sku":"coins_100"}}
+        """
+        let facts = usedFacts(translator.translate(try record(.googleRTDN, oneTime)))
+        #expect(facts == [Fact(platform: .google, subject: "ptok", kind: GoogleFactKind.oneTimeEvent, at: 1_710_504_000_000,
+                               observedAt: 1_710_504_000_000, detail: "1", productId: "coins_100")])
+        let voided = """
+        {"version":"1.0","packageName":"com.example.app","eventTimeMillis":1710504000000,\
+        "voidedPurchaseNotification":{"purchaseToken":"tok-1","orderId":"GPA.3342-1111-2222-33333..2","productType":1,"refundType":1}}
+        """
+        let voidFacts = usedFacts(translator.translate(try record(.googleRTDN, voided)))
+        #expect(voidFacts == [Fact(platform: .google, subject: "tok-1", kind: GoogleFactKind.voided, at: 1_710_504_000_000,
+                                   observedAt: 1_710_504_000_000, ref: "GPA.3342-1111-2222-33333..2", detail: "1")])
+    }
+
+    @Test func wrongTypeIsInvalidPayload() throws {
+        let json = #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":{},"subscriptionNotification":{"notificationType":2,"purchaseToken":"t"}}"#
+        guard case .quarantined(let reason, let detail) = translator.translate(try record(.googleRTDN, json)) else {
+            Issue.record("not quarantined")
+            return
+        }
+        #expect(reason == .invalidPayload)
+        #expect(detail.contains("eventTimeMillis"))
+        let noToken = #"{"packageName":"com.example.app","eventTimeMillis":"1","subscriptionNotification":{"notificationType":2}}"#
+        guard case .quarantined(.invalidPayload, let missing) = translator.translate(try record(.googleRTDN, noToken)) else {
+            Issue.record("not quarantined")
+            return
+        }
+        #expect(missing.contains("purchaseToken"))
+    }
+}
+
+struct SubscriptionResourceTests {
+    @Test func v1WithEveryFieldAsStrings() throws {
+        let start = ms("2024-01-01T08:00:00Z"), expiry = ms("2024-02-01T08:00:00Z")
+        let cancelledAt = ms("2024-01-20T10:00:00Z"), fetched = ms("2024-01-20T10:00:05Z")
+        let json = """
+        {"kind":"androidpublisher#subscriptionPurchase","startTimeMillis":"\(start)","expiryTimeMillis":"\(expiry)",\
+        "autoResumeTimeMillis":null,"autoRenewing":"false","priceCurrencyCode":"EUR","priceAmountMicros":"5990000",\
+        "introductoryPriceInfo":{"introductoryPriceCurrencyCode":"EUR","introductoryPriceAmountMicros":"990000",\
+        "introductoryPricePeriod":"P1M","introductoryPriceCycles":"1"},"countryCode":"DE","developerPayload":"",\
+        "paymentState":"1","cancelReason":"0","userCancellationTimeMillis":"\(cancelledAt)",\
+        "cancelSurveyResult":{"cancelSurveyReason":"1"},"orderId":"GPA.3345-6789-0123-45678","linkedPurchaseToken":"old-token",\
+        "purchaseType":"1","profileName":"A","emailAddress":"a@example.com","obfuscatedExternalAccountId":"acct-7",\
+        "acknowledgementState":"1"}
+        """
+        let facts = usedFacts(translator.translate(try record(.googleSubscriptionV1, json, receivedAt: fetched,
+                                                                token: "tok-v1", product: "premium_monthly", appUser: "u-1")))
+        let state = try #require(facts.first { $0.kind == GoogleFactKind.state })
+        #expect(state.subject == "tok-v1")
+        #expect(state.at == fetched)
+        #expect(state.observedAt == fetched)
+        #expect(state.ref == "GPA.3345-6789-0123-45678")
+        #expect(state.end == expiry)
+        #expect(state.productId == "premium_monthly")
+        // Order 0 is inside the one introductory cycle: the introductory price was charged.
+        #expect(state.amountMicros == 990_000)
+        #expect(state.currency == "EUR")
+        #expect(state.flags == [.introductory])
+        #expect(state.detail == "v1;SUBSCRIPTION_STATE_CANCELED;pay=1;cancel=0")
+        #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: GoogleFactKind.start, at: start,
+                                    observedAt: fetched, productId: "premium_monthly")))
+        #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: .link, at: start, observedAt: fetched, ref: "old-token")))
+        #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: GoogleFactKind.cancel, at: cancelledAt,
+                                    observedAt: fetched, detail: "0")))
+        #expect(Set(facts.filter { $0.kind == .user }.compactMap(\.ref)) == ["acct-7", "u-1"])
+        #expect(!facts.contains { $0.kind == GoogleFactKind.pause })
+    }
+
+    @Test func v1StatesAreDerivedFromPaymentAndExpiry() throws {
+        let expiry = ms("2024-03-07T23:00:00Z")
+        func state(_ json: String, fetched: Millis) throws -> String? {
+            usedFacts(translator.translate(try record(.googleSubscriptionV1, json, receivedAt: fetched, token: "t", product: "p")))
+                .first { $0.kind == GoogleFactKind.state }?.detail
+        }
+        let pending = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true)
+        #expect(try state(pending, fetched: expiry - 86_400_000) == "v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=")
+        #expect(try state(pending, fetched: expiry + 86_400_000) == "v1;SUBSCRIPTION_STATE_ON_HOLD;pay=0;cancel=")
+        let lost = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: false, cancelReason: 1)
+        #expect(try state(lost, fetched: expiry + 86_400_000) == "v1;SUBSCRIPTION_STATE_EXPIRED;pay=0;cancel=1")
+        let paused = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true, autoResume: expiry + 1)
+        #expect(try state(paused, fetched: expiry + 5_000) == "v1;SUBSCRIPTION_STATE_PAUSED;pay=1;cancel=")
+        #expect(try state(paused, fetched: expiry - 5_000) == "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=")
+        let trial = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1", paymentState: 2, autoRenewing: true)
+        let trialFact = usedFacts(translator.translate(try record(.googleSubscriptionV1, trial, receivedAt: 5, token: "t", product: "p")))
+            .first { $0.kind == GoogleFactKind.state }
+        #expect(trialFact?.flags == [.trial, .on])
+        #expect(trialFact?.amountMicros == 0)
+    }
+
+    static let states = ["SUBSCRIPTION_STATE_UNSPECIFIED", "SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_ACTIVE",
+                         "SUBSCRIPTION_STATE_PAUSED", "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", "SUBSCRIPTION_STATE_ON_HOLD",
+                         "SUBSCRIPTION_STATE_CANCELED", "SUBSCRIPTION_STATE_EXPIRED",
+                         "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED", "SUBSCRIPTION_STATE_SOMETHING_NEW"]
+
+    @Test(arguments: states)
+    func v2StateIsKeptAndNormalised(state: String) throws {
+        let json = v2JSON(state: state, start: "2024-01-31T23:00:00.123Z", expiry: "2024-04-15T12:00:00.500123Z",
+                          latestOrderId: "GPA.3345-6789-0123-45678..0", units: "1234", nanos: 560_000_000, currency: "JPY")
+        let fetched = ms("2024-03-15T12:00:05Z")
+        let facts = usedFacts(translator.translate(try record(.googleSubscriptionV2, json, receivedAt: fetched, token: "tok-v2")))
+        let fact = try #require(facts.first { $0.kind == GoogleFactKind.state })
+        #expect(fact.detail == "v2;\(state);pay=;cancel=")
+        #expect(fact.end == ms("2024-04-15T12:00:00.500Z"))
+        #expect(fact.amountMicros == 1_234_560_000)
+        #expect(fact.currency == "JPY")
+        #expect(fact.productId == "premium_monthly")
+        #expect(fact.ref == "GPA.3345-6789-0123-45678..0")
+        #expect(fact.flags == [.on])
+        #expect(facts.contains { $0.kind == GoogleFactKind.start && $0.at == ms("2024-01-31T23:00:00.123Z") })
+    }
+
+    @Test func v2CancellationPauseTrialAndAccount() throws {
+        let extra = """
+        "canceledStateContext":{"userInitiatedCancellation":{"cancelSurveyResult":{"reason":"CANCEL_SURVEY_REASON_NOT_ENOUGH_USAGE"},\
+        "cancelTime":"2024-01-05T10:00:00Z"}},"pausedStateContext":{"autoResumeTime":"2024-03-01T00:00:00Z"},\
+        "linkedPurchaseToken":"older","externalAccountIdentifiers":{"obfuscatedExternalAccountId":"acct-1"},
+        """
+        let json = v2JSON(state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-01-01T00:00:00Z", expiry: "2024-01-08T00:00:00Z",
+                          latestOrderId: "GPA.1", autoRenew: false, offerPhase: "\"freeTrial\":{}", extra: extra)
+        let facts = usedFacts(translator.translate(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-01-05T10:00:05Z"), token: "tok")))
+        let state = try #require(facts.first { $0.kind == GoogleFactKind.state })
+        #expect(state.detail == "v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0")
+        #expect(state.flags == [.trial])
+        #expect(state.amountMicros == 0)
+        #expect(facts.contains { $0.kind == GoogleFactKind.cancel && $0.at == ms("2024-01-05T10:00:00Z") && $0.detail == "0" })
+        #expect(facts.contains { $0.kind == GoogleFactKind.pause && $0.end == ms("2024-03-01T00:00:00Z") })
+        #expect(facts.contains { $0.kind == .link && $0.ref == "older" && $0.at == ms("2024-01-01T00:00:00Z") })
+        #expect(facts.contains { $0.kind == .user && $0.ref == "acct-1" })
+    }
+
+    @Test func missingContextIsQuarantined() throws {
+        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
+        #expect(reason(translator.translate(try record(.googleSubscriptionV1, v1, product: "p"))) == .missingContext)
+        #expect(reason(translator.translate(try record(.googleSubscriptionV1, v1, token: "t"))) == .missingContext)
+        let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1")
+        #expect(reason(translator.translate(try record(.googleSubscriptionV2, v2, product: "p"))) == .missingContext)
+        let product = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1","purchaseState":0}"#
+        #expect(reason(translator.translate(try record(.googleProductV1, product, token: "t"))) == .missingContext)
+    }
+
+    @Test func testPurchasesAreExcluded() throws {
+        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 0)
+        #expect(translator.translate(try record(.googleSubscriptionV1, v1, token: "t", product: "p")) == .excluded(.test))
+        let promo = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 1)
+        #expect(!usedFacts(translator.translate(try record(.googleSubscriptionV1, promo, token: "t", product: "p"))).isEmpty)
+        let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                        latestOrderId: "GPA.1", extra: "\"testPurchase\":{},")
+        #expect(translator.translate(try record(.googleSubscriptionV2, v2, token: "t")) == .excluded(.test))
+        let product = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1","purchaseState":0,"purchaseType":0}"#
+        #expect(translator.translate(try record(.googleProductV1, product, token: "t", product: "p")) == .excluded(.test))
+    }
+
+    @Test func wrongTypesAreInvalidPayload() throws {
+        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
+            .replacingOccurrences(of: "\"expiryTimeMillis\":\"2\"", with: "\"expiryTimeMillis\":{}")
+        guard case .quarantined(.invalidPayload, let detail) = translator.translate(try record(.googleSubscriptionV1, v1, token: "t", product: "p")) else {
+            Issue.record("not quarantined as invalid")
+            return
+        }
+        #expect(detail.contains("expiryTimeMillis"))
+        let noStart = #"{"kind":"androidpublisher#subscriptionPurchase","expiryTimeMillis":"5"}"#
+        #expect(reason(translator.translate(try record(.googleSubscriptionV1, noStart, token: "t", product: "p"))) == .invalidPayload)
+        let badTime = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "yesterday", expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1")
+        #expect(reason(translator.translate(try record(.googleSubscriptionV2, badTime, token: "t"))) == .invalidPayload)
+        let noItems = #"{"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","lineItems":[]}"#
+        #expect(reason(translator.translate(try record(.googleSubscriptionV2, noItems, token: "t"))) == .invalidPayload)
+    }
+
+    @Test func voidedPurchaseAndProductPurchase() throws {
+        let item = """
+        {"kind":"androidpublisher#voidedPurchase","purchaseToken":"tok-1","purchaseTimeMillis":"1709553600000",\
+        "voidedTimeMillis":"1711962000000","orderId":"GPA.1234-5678-9012-34567..0","voidedSource":1,"voidedReason":0,"refundType":1}
+        """
+        let voided = usedFacts(translator.translate(try record(.googleVoidedPurchase, item, receivedAt: 1_712_000_000_000)))
+        #expect(voided == [Fact(platform: .google, subject: "tok-1", kind: GoogleFactKind.voided, at: 1_711_962_000_000,
+                                observedAt: 1_712_000_000_000, ref: "GPA.1234-5678-9012-34567..0", detail: "1")])
+        let product = """
+        {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1709553600000","purchaseState":0,"consumptionState":1,\
+        "developerPayload":"","orderId":"GPA.9999-0000-1111-22222","purchaseType":null,"acknowledgementState":1,"regionCode":"US","quantity":1}
+        """
+        let bought = usedFacts(translator.translate(try record(.googleProductV1, product, receivedAt: 1_709_553_605_000,
+                                                              token: "ptok", product: "coins_100", currency: "USD")))
+        #expect(bought.first == Fact(platform: .google, subject: "ptok", kind: GoogleFactKind.oneTime, at: 1_709_553_600_000,
+                                     observedAt: 1_709_553_605_000, ref: "GPA.9999-0000-1111-22222", detail: "0",
+                                     productId: "coins_100", currency: "USD"))
+    }
+
+    @Test func rfc3339Times() {
+        #expect(RFC3339.millis("2024-02-29T23:00:00Z") == 1_709_247_600_000)
+        #expect(RFC3339.millis("2024-02-29T23:00:00.987654321Z") == 1_709_247_600_987)
+        #expect(RFC3339.millis("2024-03-01T00:00:00+01:00") == 1_709_247_600_000)
+        #expect(RFC3339.millis("1969-12-31T23:59:59Z") == -1_000)
+        #expect(RFC3339.millis("2024-02-29") == nil)
+        #expect(RFC3339.millis("2024-13-01T00:00:00Z") == nil)
+    }
+
+    private func reason(_ translation: Translation) -> QuarantineReason? {
+        if case .quarantined(let reason, _) = translation { return reason }
+        return nil
+    }
+}

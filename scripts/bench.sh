@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# `make bench`: the nightly job measured against its floor (gzip -dc of the same archives) and its peer (an
+# analyst's DuckDB script, ../shared/bench/duckdb_peer.py), on a simulated data set of 20,000 subscribers over
+# 24 months, and ingest again on a set 5 times larger to show that memory stays flat and time grows linearly.
+# Data sets and the peer's virtual environment are cached in .bench/ (outside git). A benchmark, not a test:
+# it prints figures and fails only when a step fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=.build/release/subledger
+BENCH=.bench
+PEER=../shared/bench/duckdb_peer.py
+SUBSCRIBERS=${BENCH_SUBSCRIBERS:-20000}
+MONTHS=${BENCH_MONTHS:-24}
+SCALE=${BENCH_SCALE:-5}
+mkdir -p "$BENCH"
+
+log() { printf '%s\n' "$*" >&2; }
+
+# Generates a data set once; later runs reuse it.
+dataset() {
+  local dir=$1 subscribers=$2
+  if [ ! -f "$dir/truth.json" ]; then
+    log "generating $subscribers subscribers over $MONTHS months into $dir (once)"
+    rm -rf "$dir"
+    "$BIN" simulate --out "$dir" --subscribers "$subscribers" --months "$MONTHS" --seed 7 >/dev/null
+  fi
+}
+
+# Runs a command under /usr/bin/time -v; prints "wall_seconds peak_rss_kb".
+measure() {
+  local out=$1; shift
+  /usr/bin/time -v -o "$out.time" "$@" >"$out.stdout" 2>"$out.stderr" || {
+    local rc=$?
+    # ingest exits 1 when it quarantined records, which the simulated noise guarantees.
+    [ $rc -eq 1 ] || { log "failed ($rc): $*"; cat "$out.stderr" >&2; exit 1; }
+  }
+  local wall rss
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$out.time" |
+    awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out.time")
+  echo "$wall $rss"
+}
+
+# Decompresses every archive with the standard tools only: nothing can ingest faster than this.
+decompress_floor() {
+  local dir=$1
+  local start end
+  start=$(date +%s.%N)
+  find "$dir/archives" -type f \( -name '*.gz' -o -name '*.tgz' \) -print0 | sort -z | xargs -0 cat | gzip -dc >/dev/null 2>&1 || true
+  find "$dir/archives" -type f \( -name '*.jsonl' -o -name '*.ndjson' -o -name '*.json' -o -name '*.tar' \) -print0 | xargs -0 -r cat >/dev/null
+  find "$dir/archives" -type f -name '*.zip' -print0 | xargs -0 -r -n1 unzip -p >/dev/null 2>&1 || true
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+
+# Bytes of JSON in the archives once decompressed.
+uncompressed_bytes() {
+  local dir=$1
+  {
+    find "$dir/archives" -type f \( -name '*.gz' -o -name '*.tgz' \) -print0 | sort -z | xargs -0 cat | gzip -dc 2>/dev/null || true
+    find "$dir/archives" -type f \( -name '*.jsonl' -o -name '*.ndjson' -o -name '*.json' \) -print0 | xargs -0 -r cat
+    find "$dir/archives" -type f -name '*.zip' -print0 | xargs -0 -r -n1 unzip -p 2>/dev/null || true
+  } | wc -c
+}
+
+peer_env() {
+  if [ ! -x "$BENCH/venv/bin/python" ]; then
+    log "installing duckdb into $BENCH/venv (once)"
+    python3 -m venv "$BENCH/venv"
+    "$BENCH/venv/bin/pip" install -q duckdb
+  fi
+}
+
+command -v bc >/dev/null || { apt-get install -y -qq bc >/dev/null; }
+command -v unzip >/dev/null || { apt-get install -y -qq unzip >/dev/null; }
+
+base="$BENCH/data-$SUBSCRIBERS"
+large="$BENCH/data-$((SUBSCRIBERS * SCALE))"
+dataset "$base" "$SUBSCRIBERS"
+peer_env
+
+files=$(find "$base/archives" -type f | wc -l)
+compressed=$(du -sb "$base/archives" | cut -f1)
+raw=$(uncompressed_bytes "$base")
+floor=$(decompress_floor "$base")
+
+rm -f "$BENCH/ingest.sqlite"*
+read -r ingest_wall ingest_rss < <(measure "$BENCH/ingest" "$BIN" ingest --json --db "$BENCH/ingest.sqlite" \
+  --apple-root-ca "$base/apple-root.der" "$base/archives")
+records=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"]["read"])' "$BENCH/ingest.stdout")
+read -r report_wall report_rss < <(measure "$BENCH/report" "$BIN" report --db "$BENCH/ingest.sqlite" \
+  --out "$BENCH/reports" --prices "$base/prices.csv")
+read -r peer_wall peer_rss < <(measure "$BENCH/peer" "$BENCH/venv/bin/python" "$PEER" "$base/archives" "$BENCH/peer.duckdb")
+
+dataset "$large" "$((SUBSCRIBERS * SCALE))"
+large_raw=$(uncompressed_bytes "$large")
+rm -f "$BENCH/large.sqlite"*
+read -r large_wall large_rss < <(measure "$BENCH/large" "$BIN" ingest --json --db "$BENCH/large.sqlite" \
+  --apple-root-ca "$large/apple-root.der" "$large/archives")
+large_records=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"]["read"])' "$BENCH/large.stdout")
+
+python3 - "$files" "$compressed" "$raw" "$records" "$floor" "$ingest_wall" "$ingest_rss" "$report_wall" \
+  "$report_rss" "$peer_wall" "$peer_rss" "$large_raw" "$large_records" "$large_wall" "$large_rss" "$SCALE" <<'PY'
+import sys
+(files, compressed, raw, records, floor, iw, irss, rw, rrss, pw, prss, lraw, lrec, lw, lrss, scale) = sys.argv[1:]
+files, compressed, raw, records, lraw, lrec = map(int, (files, compressed, raw, records, lraw, lrec))
+floor, iw, rw, pw, lw = map(float, (floor, iw, rw, pw, lw))
+irss, rrss, prss, lrss = (int(x) / 1024 for x in (irss, rrss, prss, lrss))
+mb = raw / 1e6
+print(f"data set: {files} archives, {compressed/1e6:.0f} MB compressed, {mb:.0f} MB of JSON, {records} records")
+print()
+print(f"| step | wall s | MB/s | records/s | peak RSS MB |")
+print(f"|---|---:|---:|---:|---:|")
+print(f"| gzip -dc (floor) | {floor:.1f} | {mb/floor:.0f} | | |")
+print(f"| subledger ingest | {iw:.1f} | {mb/iw:.0f} | {records/iw:.0f} | {irss:.0f} |")
+print(f"| subledger report | {rw:.1f} | | | {rrss:.0f} |")
+print(f"| ingest + report | {iw+rw:.1f} | | | |")
+print(f"| DuckDB peer | {pw:.1f} | {mb/pw:.0f} | {records/pw:.0f} | {prss:.0f} |")
+print(f"| ingest x{scale} data ({lraw/1e6:.0f} MB, {lrec} records) | {lw:.1f} | {lraw/1e6/lw:.0f} | {lrec/lw:.0f} | {lrss:.0f} |")
+print()
+print(f"ingest / gzip -dc: {iw/floor:.2f} (target <= 2)")
+print(f"(ingest + report) / peer: {(iw+rw)/pw:.2f} (target < 0.5)")
+print(f"x{scale} data: time x{lw/iw:.2f}, peak RSS x{lrss/irss:.2f} (flat memory: close to 1)")
+PY
