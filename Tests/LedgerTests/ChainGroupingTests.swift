@@ -18,7 +18,8 @@ import Testing
             _ = try ledger.store(storedRecord("apple"), facts: [Fact(platform: .apple, subject: "2000000123456789",
                                                                      kind: "transaction", at: march, observedAt: march)])
         }
-        let all = try groups(ledger)
+        // Reports open the ledger read-only; the scan's TEMP table must work there too.
+        let all = try groups(SQLiteLedger(path: directory.file("c.sqlite"), mode: .readOnly))
         #expect(all.map { "\($0.0.rawValue)/\($0.1)" } == ["apple/2000000123456789", "google/other", "google/token-1"])
         let chain = all[2].2
         #expect(chain.map(\.subject) == ["token-1", "token-2", "token-2", "token-3", "token-3"])
