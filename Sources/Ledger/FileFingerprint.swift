@@ -38,15 +38,18 @@ public struct FileFingerprint: Sendable, Hashable {
 }
 
 extension Sequence<UInt8> {
-    /// Lowercase hex, two digits per byte.
+    /// Lowercase hex, two digits per byte. Runs for every fact key, so it builds the UTF-8 bytes directly.
     var hexString: String {
-        var text = ""
+        var digits: [UInt8] = []
+        digits.reserveCapacity(underestimatedCount * 2)
         for byte in self {
-            text.append(Self.hexDigits[Int(byte >> 4)])
-            text.append(Self.hexDigits[Int(byte & 0x0f)])
+            digits.append(Self.hexDigit(byte >> 4))
+            digits.append(Self.hexDigit(byte & 0x0f))
         }
-        return text
+        return String(decoding: digits, as: UTF8.self)
     }
 
-    private static var hexDigits: [Character] { Array("0123456789abcdef") }
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
 }
