@@ -1,9 +1,124 @@
+import AppStore
 import ArgumentParser
+import Facts
+import Foundation
+import Ingest
+import Pipeline
+import PlayStore
+
+/// The options that say what to read and how to trust it; `run` reuses them.
+struct IngestOptions: ParsableArguments {
+    @Option(name: .customLong("apple-root-ca"),
+            help: ArgumentHelp("A trusted root certificate (DER or PEM) for App Store JWS signatures, instead of Apple Root CA - G3. Repeatable.",
+                               valueName: "FILE"))
+    var appleRootCAs: [String] = []
+
+    @Option(name: .customLong("bundle-id"),
+            help: ArgumentHelp("Accept signed App Store payloads of this app only (others are quarantined). Repeatable.", valueName: "ID"))
+    var bundleIds: [String] = []
+
+    @Option(name: .customLong("package-name"),
+            help: ArgumentHelp("Accept Google Play payloads of this app only (others are quarantined). Repeatable.", valueName: "NAME"))
+    var packageNames: [String] = []
+
+    @Argument(help: ArgumentHelp("Files, folders (walked recursively) or globs to read.", valueName: "INPUT"))
+    var inputs: [String]
+
+    /// The translator of both stores, dispatching on the record's platform. Trusted roots come from
+    /// `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple Root CA - G3.
+    /// A root file that is missing or not a certificate is a usage error (exit 2).
+    func makeTranslator() throws -> RecordTranslator {
+        var roots: [[UInt8]] = []
+        for path in appleRootCAs { roots += try Self.certificates(in: path) }
+        let apple: AppStoreTranslator
+        do {
+            apple = try AppStoreTranslator(trustedRoots: roots.isEmpty ? AppStoreTranslator.appleRootCAG3 : roots,
+                                           bundleIds: Set(bundleIds))
+        } catch {
+            throw CommandFailure.usage("--apple-root-ca: \(error.description)")
+        }
+        let google = PlayStoreTranslator(packageNames: Set(packageNames))
+        return RecordTranslator { record in
+            switch record.source.platform {
+            case .apple: apple.translate(record)
+            case .google: google.translate(record)
+            }
+        }
+    }
+
+    /// The DER certificates in a root file: the bytes themselves, or every PEM `CERTIFICATE` block.
+    static func certificates(in path: String) throws -> [[UInt8]] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.usage("--apple-root-ca \(path): cannot read the file")
+        }
+        let bytes = [UInt8](data)
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        guard let text = String(bytes: bytes, encoding: .utf8), text.contains(begin) else {
+            // DER: an X.509 certificate is an ASN.1 SEQUENCE; the translator parses it fully.
+            guard bytes.first == 0x30 else {
+                throw CommandFailure.usage("--apple-root-ca \(path): neither a DER nor a PEM certificate")
+            }
+            return [bytes]
+        }
+        var certificates: [[UInt8]] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: begin) {
+            guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex),
+                  let der = Data(base64Encoded: String(rest[start.upperBound..<stop.lowerBound]),
+                                 options: .ignoreUnknownCharacters) else {
+                throw CommandFailure.usage("--apple-root-ca \(path): a PEM certificate block is not valid base64")
+            }
+            certificates.append([UInt8](der))
+            rest = rest[stop.upperBound...]
+        }
+        return certificates
+    }
+}
 
 struct IngestCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ingest", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Read archived store payloads into the ledger database.",
+        discussion: """
+        Reads .ndjson/.jsonl/.json files, gzip, tar/tar.gz/tgz and zip archives (files, folders, globs). \
+        Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
+        reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
+        A summary goes to stderr; --json prints the counts of this run on stdout. \
+        Exit 1 when some input was quarantined or damaged.
+
+        Example:
+          subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
+        """)
+
+    @OptionGroup var ledger: LedgerOptions
+
+    @Flag(help: "Print this run's counts as one JSON object on stdout.")
+    var json = false
+
+    @OptionGroup var options: IngestOptions
 
     func run() throws {
-        throw CommandFailure.couldNotFinish("`ingest` is not built yet")
+        let translator = try options.makeTranslator()
+        let job = IngestJob(ledgerPath: ledger.path, translator: translator, progress: .standardError)
+        var skipped: [String] = []
+        let statistics: IngestStatistics
+        do {
+            statistics = try job.run(inputs: options.inputs, skipped: &skipped)
+        } catch {
+            switch error {
+            case .input(let message): throw CommandFailure.usage(message)
+            case .busy, .ledger: throw CommandFailure.couldNotFinish(error.description)
+            }
+        }
+        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(skipped.count) skipped (unchanged)"]
+        lines += statistics.summaryLines
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        if json {
+            var object = statistics.json
+            object.append("skipped_files", .array(skipped.map { .string($0) }))
+            print(JSONWriter.compact(.object(object)))
+        }
+        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
     }
 }

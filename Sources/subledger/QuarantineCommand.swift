@@ -1,9 +1,85 @@
 import ArgumentParser
+import Facts
+import Foundation
+import Ingest
+import Ledger
 
 struct QuarantineCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "quarantine", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "quarantine",
+        abstract: "List or export the quarantined records.",
+        discussion: """
+        Lists each quarantined record with its file, archive member, position (line, or array index) and \
+        reason on stdout. --export writes them as NDJSON instead: file, member, position, reason, detail, the \
+        kept raw bytes (first 4096; `raw` as text when UTF-8, else `raw_base64`) and raw_size. \
+        Reasons: \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", ")).
+
+        Example:
+          subledger quarantine --db ledger.sqlite --reason bad_signature --export bad.ndjson
+        """)
+
+    @OptionGroup var ledger: LedgerOptions
+
+    @Option(help: ArgumentHelp("Only records quarantined for this reason.", valueName: "R"))
+    var reason: String?
+
+    @Option(help: ArgumentHelp("Write the records as NDJSON to this file.", valueName: "FILE"))
+    var export: String?
+
+    func validate() throws {
+        if let reason, QuarantineReason(rawValue: reason) == nil {
+            throw ValidationError("unknown reason \(reason); one of \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
 
     func run() throws {
-        throw CommandFailure.couldNotFinish("`quarantine` is not built yet")
+        let store = try ledger.openForReading()
+        var output: FileHandle = .standardOutput
+        if let export {
+            guard FileManager.default.createFile(atPath: export, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: export) else {
+                throw CommandFailure.usage("--export \(export): cannot create the file")
+            }
+            output = handle
+        }
+        var buffer: [UInt8] = []
+        var count = 0
+        do {
+            try store.forEachQuarantined(reason: reason) { entry in
+                count += 1
+                if export != nil {
+                    buffer += Array(JSONWriter.compact(.object(Self.exportObject(entry))).utf8)
+                } else {
+                    buffer += Array("\(entry.provenance)\t\(entry.reason)\t\(entry.detail)".utf8)
+                }
+                buffer.append(UInt8(ascii: "\n"))
+                if buffer.count >= 1 << 16 {
+                    output.write(Data(buffer))
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+        } catch {
+            throw CommandFailure.couldNotFinish("\(error)")
+        }
+        output.write(Data(buffer))
+        if export != nil { try? output.close() }
+        let destination = export.map { " written to \($0)" } ?? ""
+        FileHandle.standardError.write(Data("\(count) quarantined records\(destination)\n".utf8))
+    }
+
+    static func exportObject(_ entry: QuarantineEntry) -> JSONObject {
+        var object = JSONObject()
+        object.append("file", .string(entry.provenance.file))
+        object.append("member", entry.provenance.member.map { .string($0) } ?? .null)
+        object.append("position", .number(String(entry.provenance.position)))
+        object.append("reason", .string(entry.reason))
+        object.append("detail", .string(entry.detail))
+        if let text = String(validating: entry.raw, as: UTF8.self) {
+            object.append("raw", .string(text))
+        } else {
+            object.append("raw_base64", .string(Data(entry.raw).base64EncodedString()))
+        }
+        object.append("raw_size", .number(String(entry.rawSize)))
+        return object
     }
 }

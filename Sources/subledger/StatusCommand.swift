@@ -1,9 +1,58 @@
 import ArgumentParser
+import Facts
+import Foundation
+import Ingest
+import Ledger
 
 struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show what has been ingested so far.",
+        discussion: """
+        Archives in the ledger, record counts by source and outcome, quarantine by reason, damaged files and \
+        the date range of the events. A summary goes to stderr; --json prints the counts on stdout.
+
+        Example:
+          subledger status --db ledger.sqlite --json
+        """)
+
+    @OptionGroup var ledger: LedgerOptions
+
+    @Flag(help: "Print the counts as one JSON object on stdout.")
+    var json = false
 
     func run() throws {
-        throw CommandFailure.couldNotFinish("`status` is not built yet")
+        let store = try ledger.openForReading()
+        let statistics: IngestStatistics
+        let sources: [SourceCount]
+        let files: [FileManifestEntry]
+        do {
+            statistics = try store.statistics()
+            sources = try store.countsBySource()
+            files = try store.files()
+        } catch {
+            throw CommandFailure.couldNotFinish(error.description)
+        }
+        let reading = files.filter { $0.state == .reading }
+        var lines = ["ledger \(ledger.path): \(files.count) files (\(files.count - reading.count) done, \(reading.count) interrupted)"]
+        for file in files {
+            let counts = file.counts
+            lines.append("  \(file.fingerprint.path): \(file.state.rawValue), \(counts.read) read, \(counts.used) used, "
+                         + "\(counts.duplicate) duplicate, \(counts.excluded) excluded, \(counts.quarantined) quarantined")
+        }
+        for source in sources {
+            lines.append("source \(source.source): \(source.used) used, \(source.excluded) excluded")
+        }
+        lines += statistics.summaryLines
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        if json {
+            var object = statistics.json
+            object.append("files_interrupted", .number(String(reading.count)))
+            object.append("by_source", .object(JSONObject(sources.map { source in
+                (source.source, .object(JSONObject([("used", .number(String(source.used))),
+                                                    ("excluded", .number(String(source.excluded)))])))
+            })))
+            print(JSONWriter.compact(.object(object)))
+        }
     }
 }

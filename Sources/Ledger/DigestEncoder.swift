@@ -1,0 +1,26 @@
+/// An unambiguous byte encoding of a tuple of optional values, fed to SHA-256 for keys and digests:
+/// each value is tagged (absent / present) and length-prefixed, so `("ab", "c")` and `("a", "bc")` differ
+/// and `nil` differs from `""`.
+struct DigestEncoder {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func append(_ value: String?) {
+        guard let value else { return bytes.append(0) }
+        bytes.append(1)
+        let utf8 = Array(value.utf8)
+        appendLength(utf8.count)
+        bytes.append(contentsOf: utf8)
+    }
+
+    mutating func append(_ value: Int64?) {
+        guard let value else { return bytes.append(0) }
+        bytes.append(2)
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+    private mutating func appendLength(_ count: Int) {
+        withUnsafeBytes(of: UInt64(count).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}

@@ -1,1 +1,0 @@
-// The `Ledger` stage: see docs/DESIGN.md. Replaced by its first real type.

@@ -1,0 +1,29 @@
+/// A failure of the ledger database, with the context needed to act on it.
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The database file does not exist (read-only open of a ledger that was never written).
+        case notFound
+        /// Another process holds the ingest lock and did not release it within the wait bound.
+        case busy
+        /// SQLite reported an error (`code` is the extended result code).
+        case sqlite(code: Int32)
+        /// An input file could not be read for fingerprinting.
+        case unreadableFile
+        /// The database holds a value this version cannot read (corrupt or written by something else).
+        case corrupt
+    }
+
+    public var kind: Kind
+    /// The database or file path the failure concerns.
+    public var path: String
+    /// What went wrong, in words a user can act on.
+    public var message: String
+
+    public init(kind: Kind, path: String, message: String) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}

@@ -1,0 +1,342 @@
+import Crypto
+import Facts
+import Foundation
+import Ingest
+import SystemSQLite
+
+/// The ledger in one SQLite database file (see ``LedgerSchema`` for the tables and why each exists).
+///
+/// WAL journal with `synchronous = NORMAL`: a committed transaction survives a killed process (only an OS
+/// crash may lose the last commits, which a re-run reads again), and `status` / `report` can read while an
+/// ingest writes. Statements are prepared once per connection and reused.
+///
+/// A class because it owns the C connection; not `Sendable`: use one per thread.
+public final class SQLiteLedger: LedgerStore {
+    public enum Mode: Sendable {
+        /// Creates the database and its tables when missing (ingest).
+        case readWrite
+        /// Opens an existing database without writing to it (status, report, quarantine); a missing file throws
+        /// ``LedgerError/Kind/notFound``.
+        case readOnly
+    }
+
+    public let path: String
+    private let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
+    private var inTransaction = false
+
+    /// Opens (and with ``Mode/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
+    /// statement waits for another connection's write lock.
+    public init(path: String, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(30)) throws(LedgerError) {
+        self.path = path
+        connection = try SQLiteConnection(path: path, create: mode == .readWrite, readOnly: mode == .readOnly)
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        if mode == .readWrite {
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                for statement in LedgerSchema.create { try connection.execute(statement) }
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        } else {
+            try requireSchema()
+        }
+    }
+
+    // MARK: transactions
+
+    public func beginTransaction() throws(LedgerError) {
+        // IMMEDIATE takes the write lock up front, so a transaction never fails half-way on a lock upgrade.
+        try connection.execute("BEGIN IMMEDIATE")
+        inTransaction = true
+    }
+
+    public func commitTransaction() throws(LedgerError) {
+        try connection.execute("COMMIT")
+        inTransaction = false
+    }
+
+    public func rollbackTransaction() {
+        guard inTransaction else { return }
+        try? connection.execute("ROLLBACK")
+        inTransaction = false
+    }
+
+    // MARK: file manifest
+
+    public func isDone(_ file: FileFingerprint) throws(LedgerError) -> Bool {
+        let statement = try prepared(LedgerSchema.fileState)
+        try statement.bind(1, file.path)
+        guard try statement.step() else { return false }
+        return statement.int64(0) == file.size && statement.string(1) == file.sha256 && statement.string(2) == "done"
+    }
+
+    public func beginFile(_ file: FileFingerprint) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.beginFile)
+        try statement.bind(1, file.path)
+        try statement.bind(2, file.size)
+        try statement.bind(3, file.sha256)
+        try statement.bind(4, Self.now())
+        try statement.run()
+    }
+
+    public func saveProgress(path: String, read: Int) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.fileProgress)
+        try statement.bind(1, read)
+        try statement.bind(2, read)
+        try statement.bind(3, path)
+        try statement.run()
+    }
+
+    public func finishFile(_ file: FileFingerprint, counts: FileCounts, damage: Damage?) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.finishFile)
+        try statement.bind(1, counts.read)
+        try statement.bind(2, counts.used)
+        try statement.bind(3, counts.duplicate)
+        try statement.bind(4, counts.excluded)
+        try statement.bind(5, counts.quarantined)
+        try statement.bind(6, damage?.offset)
+        try statement.bind(7, damage?.reason)
+        try statement.bind(8, Self.now())
+        try statement.bind(9, file.path)
+        try statement.run()
+    }
+
+    public func files() throws(LedgerError) -> [FileManifestEntry] {
+        let statement = try prepared(LedgerSchema.listFiles)
+        var entries: [FileManifestEntry] = []
+        while try statement.step() {
+            let path = statement.string(0)
+            guard let state = FileManifestEntry.State(rawValue: statement.string(3)) else {
+                throw LedgerError(kind: .corrupt, path: self.path, message: "file \(path) has an unknown state")
+            }
+            let counts = FileCounts(read: Int(statement.int64(4)), used: Int(statement.int64(5)),
+                                    duplicate: Int(statement.int64(6)), excluded: Int(statement.int64(7)),
+                                    quarantined: Int(statement.int64(8)))
+            let damage = statement.optionalInt64(9).map {
+                Damage(file: path, offset: $0, reason: statement.optionalString(10) ?? "")
+            }
+            entries.append(FileManifestEntry(
+                fingerprint: FileFingerprint(path: path, size: statement.int64(1), sha256: statement.string(2)),
+                state: state, counts: counts, damage: damage, ingestedAt: statement.int64(11)))
+        }
+        return entries
+    }
+
+    // MARK: records
+
+    public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
+        let find = try prepared(LedgerSchema.findRecord)
+        try find.bind(1, record.dedupKey)
+        let isNew = try !find.step()
+        find.reset()
+        let provenance = record.provenance
+        if isNew {
+            let insert = try prepared(LedgerSchema.insertRecord)
+            try insert.bind(1, record.dedupKey)
+            try insert.bind(2, record.source.rawValue)
+            switch record.outcome {
+            case .used:
+                try insert.bind(3, "used")
+            case .excluded(let reason):
+                try insert.bind(3, "excluded")
+                try insert.bind(4, reason.rawValue)
+            }
+            try insert.bind(5, provenance.file)
+            try insert.bind(6, provenance.member ?? "")
+            try insert.bind(7, provenance.position)
+            try insert.bind(8, record.receivedAt)
+            try insert.run()
+        } else {
+            let move = try prepared(LedgerSchema.moveRecordProvenance)
+            try move.bind(1, provenance.file)
+            try move.bind(2, provenance.member ?? "")
+            try move.bind(3, provenance.position)
+            try move.bind(4, record.receivedAt)
+            try move.bind(5, record.dedupKey)
+            try move.bind(6, provenance.file)
+            try move.bind(7, provenance.member ?? "")
+            try move.bind(8, provenance.position)
+            try move.run()
+        }
+        for fact in facts { try insert(fact) }
+        return isNew
+    }
+
+    public func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool {
+        let statement = try prepared(LedgerSchema.insertQuarantine)
+        try statement.bind(1, entry.key)
+        try statement.bind(2, entry.reason)
+        try statement.bind(3, entry.detail)
+        try statement.bind(4, entry.provenance.file)
+        try statement.bind(5, entry.provenance.member ?? "")
+        try statement.bind(6, entry.provenance.position)
+        try statement.bind(7, blob: entry.raw[...])
+        try statement.bind(8, entry.rawSize)
+        try statement.run()
+        return statement.changes > 0
+    }
+
+    private func insert(_ fact: Fact) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.insertFact)
+        try statement.bind(1, FactKey.of(fact))
+        try statement.bind(2, fact.platform.rawValue)
+        try statement.bind(3, fact.subject)
+        try statement.bind(4, fact.kind.rawValue)
+        try statement.bind(5, fact.at)
+        try statement.bind(6, fact.observedAt)
+        try statement.bind(7, fact.ref)
+        try statement.bind(8, fact.detail)
+        try statement.bind(9, fact.productId)
+        try statement.bind(10, fact.end)
+        try statement.bind(11, fact.amountMicros)
+        try statement.bind(12, fact.currency)
+        try statement.bind(13, fact.flags.rawValue)
+        try statement.run()
+    }
+
+    // MARK: reading
+
+    /// Everything ingested so far.
+    ///
+    /// - `files`: manifest rows; `read`: Σ of each file's latest read.
+    /// - `used` / `excluded`: rows of `records` by outcome; `quarantined`: rows of `quarantine`.
+    /// - `duplicate = read - used - excluded - quarantined`. This is exact because every stored row was created
+    ///   by exactly one record read, and every other record read found its row already there, i.e. was a
+    ///   duplicate. It holds as long as files only grow (archives are appended to or left alone): each row's
+    ///   record is then still inside the latest read of some file. A file rewritten with records removed leaves
+    ///   rows that no latest read counts, and duplicates are undercounted (never below 0: clamped).
+    public func statistics() throws(LedgerError) -> IngestStatistics {
+        var statistics = IngestStatistics()
+        let totals = try prepared(LedgerSchema.fileTotals)
+        if try totals.step() {
+            statistics.files = Int(totals.int64(0))
+            statistics.read = Int(totals.int64(1))
+        }
+        totals.reset()
+        let outcomes = try prepared(LedgerSchema.recordsByOutcome)
+        while try outcomes.step() {
+            let count = Int(outcomes.int64(2))
+            if outcomes.string(0) == "used" {
+                statistics.used += count
+            } else {
+                statistics.excluded += count
+                statistics.excludedByReason[outcomes.string(1), default: 0] += count
+            }
+        }
+        outcomes.reset()
+        let quarantine = try prepared(LedgerSchema.quarantineByReason)
+        while try quarantine.step() {
+            let count = Int(quarantine.int64(1))
+            statistics.quarantined += count
+            statistics.quarantinedByReason[quarantine.string(0), default: 0] += count
+        }
+        quarantine.reset()
+        statistics.duplicate = max(0, statistics.read - statistics.used - statistics.excluded - statistics.quarantined)
+        statistics.read = statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined
+        let damaged = try prepared(LedgerSchema.damagedFiles)
+        while try damaged.step() {
+            statistics.damagedFiles.append(IngestStatistics.Damaged(
+                file: damaged.string(0), offset: damaged.int64(1), reason: damaged.optionalString(2) ?? ""))
+        }
+        damaged.reset()
+        let range = try prepared(LedgerSchema.eventRange)
+        if try range.step() {
+            statistics.firstEventAt = range.optionalInt64(0)
+            statistics.lastEventAt = range.optionalInt64(1)
+        }
+        range.reset()
+        return statistics
+    }
+
+    public func countsBySource() throws(LedgerError) -> [SourceCount] {
+        let statement = try prepared(LedgerSchema.recordsBySource)
+        defer { statement.reset() }
+        var counts: [SourceCount] = []
+        while try statement.step() {
+            let source = statement.string(0)
+            if counts.last?.source != source { counts.append(SourceCount(source: source, used: 0, excluded: 0)) }
+            let count = Int(statement.int64(2))
+            if statement.string(1) == "used" { counts[counts.count - 1].used += count } else { counts[counts.count - 1].excluded += count }
+        }
+        return counts
+    }
+
+    public func forEachQuarantined(reason: String?, _ body: (QuarantineEntry) throws -> Void) throws {
+        // A statement of its own: `body` may call back into the ledger.
+        let statement = try connection.prepare(LedgerSchema.listQuarantine)
+        try statement.bind(1, reason)
+        try statement.bind(2, reason)
+        while try statement.step() {
+            let member = statement.string(3)
+            let provenance = Provenance(file: statement.string(2), member: member.isEmpty ? nil : member,
+                                        position: statement.int64(4))
+            try body(QuarantineEntry(reason: statement.string(0), detail: statement.string(1), provenance: provenance,
+                                     raw: statement.blob(5), rawSize: Int(statement.int64(6)), key: ""))
+        }
+    }
+
+    public func latestObservation() throws(LedgerError) -> Millis? {
+        let statement = try prepared(LedgerSchema.latestObservation)
+        defer { statement.reset() }
+        return try statement.step() ? statement.optionalInt64(0) : nil
+    }
+
+    public func contentDigest() throws(LedgerError) -> String {
+        var hasher = SHA256()
+        var encoder = DigestEncoder()
+        let tables: [(String, Int32, [Int32])] = [
+            (LedgerSchema.digestRecords, 7, [6]),
+            (LedgerSchema.digestFacts, 1, [1]),
+            (LedgerSchema.digestQuarantine, 2, []),
+        ]
+        for (table, (sql, columns, integerColumns)) in tables.enumerated() {
+            let statement = try connection.prepare(sql)
+            encoder.reset()
+            encoder.append(Int64(table))
+            hasher.update(data: encoder.bytes)
+            while try statement.step() {
+                encoder.reset()
+                for column in 0..<columns {
+                    if integerColumns.contains(column) {
+                        encoder.append(statement.int64(column))
+                    } else {
+                        encoder.append(statement.optionalString(column))
+                    }
+                }
+                hasher.update(data: encoder.bytes)
+            }
+        }
+        return hasher.finalize().hexString
+    }
+
+    // MARK: helpers
+
+    /// The statement for `sql`, prepared on first use and reset for reuse.
+    func prepared(_ sql: String) throws(LedgerError) -> SQLiteStatement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    var sqlite: SQLiteConnection { connection }
+
+    private func requireSchema() throws(LedgerError) {
+        let statement = try connection.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'facts', 'quarantine')")
+        guard try statement.step(), statement.int64(0) == 4 else {
+            throw LedgerError(kind: .corrupt, path: path, message: "not a subledger database (its tables are missing)")
+        }
+    }
+
+    /// Wall-clock time for `ingested_at` (ms, UTC); the only non-deterministic column, kept out of the digest.
+    private static func now() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

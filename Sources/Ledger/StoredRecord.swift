@@ -1,0 +1,40 @@
+import Facts
+import Ingest
+
+/// A record the translators accepted (used) or set aside (excluded), as the `records` table keeps it.
+public struct StoredRecord: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable {
+        case used
+        case excluded(ExclusionReason)
+    }
+
+    /// `ParsedRecord.dedupKey`: two records with one key are one record.
+    public var dedupKey: String
+    public var source: SourceKind
+    public var outcome: Outcome
+    public var provenance: Provenance
+    /// The envelope's `received_at` (ms, UTC), when it had one.
+    public var receivedAt: Millis?
+
+    public init(dedupKey: String, source: SourceKind, outcome: Outcome, provenance: Provenance, receivedAt: Millis?) {
+        self.dedupKey = dedupKey
+        self.source = source
+        self.outcome = outcome
+        self.provenance = provenance
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Per-source counts of the `records` table, for `status`.
+public struct SourceCount: Sendable, Hashable {
+    /// `SourceKind` raw value (`apple.notification.v2`, ...).
+    public var source: String
+    public var used: Int
+    public var excluded: Int
+
+    public init(source: String, used: Int, excluded: Int) {
+        self.source = source
+        self.used = used
+        self.excluded = excluded
+    }
+}

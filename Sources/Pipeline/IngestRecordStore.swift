@@ -1,0 +1,84 @@
+import Facts
+import Ingest
+import Ledger
+
+/// The store side of ingest for one file: parses, translates and writes each record, and counts where each
+/// one ended, so that `read == used + duplicate + excluded + quarantined` holds by construction (every
+/// record takes exactly one branch of ``add(_:)``).
+struct IngestRecordStore<Store: LedgerStore> {
+    let ledger: Store
+    let translator: RecordTranslator
+    private let parser = RecordParser()
+    private(set) var counts = FileCounts()
+    private var excludedByReason: [String: Int] = [:]
+    private var quarantinedByReason: [String: Int] = [:]
+    /// Event-time range of the facts of this file's used records (ms, UTC), as `status` defines it.
+    private var firstEventAt: Millis?
+    private var lastEventAt: Millis?
+
+    init(ledger: Store, translator: RecordTranslator) {
+        self.ledger = ledger
+        self.translator = translator
+    }
+
+    /// Writes one record. A record whose dedup key is already stored is a duplicate; its facts are merged
+    /// anyway (they may carry an earlier `observedAt`), which keeps the ledger independent of file order.
+    mutating func add(_ raw: RawRecord) throws(LedgerError) {
+        counts.read += 1
+        let parsed: ParsedRecord
+        switch parser.parse(raw) {
+        case .failure(let rejection):
+            try quarantine(raw, reason: rejection.reason, detail: rejection.detail)
+            return
+        case .success(let record):
+            parsed = record
+        }
+        switch translator.translate(parsed) {
+        case .used(let facts):
+            let isNew = try ledger.store(stored(parsed, .used), facts: facts)
+            for fact in facts {
+                firstEventAt = min(firstEventAt ?? fact.at, fact.at)
+                lastEventAt = max(lastEventAt ?? fact.observedAt, fact.observedAt)
+            }
+            if isNew { counts.used += 1 } else { counts.duplicate += 1 }
+        case .excluded(let reason):
+            if try ledger.store(stored(parsed, .excluded(reason)), facts: []) {
+                counts.excluded += 1
+                excludedByReason[reason.rawValue, default: 0] += 1
+            } else {
+                counts.duplicate += 1
+            }
+        case .quarantined(let reason, let detail):
+            try quarantine(raw, reason: reason, detail: detail)
+        }
+    }
+
+    /// Adds this file's counts to the run's statistics.
+    func add(to statistics: inout IngestStatistics) {
+        statistics.read += counts.read
+        statistics.used += counts.used
+        statistics.duplicate += counts.duplicate
+        statistics.excluded += counts.excluded
+        statistics.quarantined += counts.quarantined
+        statistics.excludedByReason.merge(excludedByReason, uniquingKeysWith: +)
+        statistics.quarantinedByReason.merge(quarantinedByReason, uniquingKeysWith: +)
+        if let firstEventAt { statistics.firstEventAt = min(statistics.firstEventAt ?? firstEventAt, firstEventAt) }
+        if let lastEventAt { statistics.lastEventAt = max(statistics.lastEventAt ?? lastEventAt, lastEventAt) }
+    }
+
+    private mutating func quarantine(_ raw: RawRecord, reason: QuarantineReason, detail: String) throws(LedgerError) {
+        let entry = QuarantineEntry(reason: reason.rawValue, detail: detail, provenance: raw.provenance, rawBytes: raw.bytes)
+        if try ledger.quarantine(entry) {
+            counts.quarantined += 1
+            quarantinedByReason[reason.rawValue, default: 0] += 1
+        } else {
+            // The same bad record of the same file, quarantined by an earlier read of it.
+            counts.duplicate += 1
+        }
+    }
+
+    private func stored(_ record: ParsedRecord, _ outcome: StoredRecord.Outcome) -> StoredRecord {
+        StoredRecord(dedupKey: record.dedupKey, source: record.source, outcome: outcome,
+                     provenance: record.provenance, receivedAt: record.envelope.receivedAt)
+    }
+}

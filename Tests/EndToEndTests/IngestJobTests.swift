@@ -1,0 +1,143 @@
+import Facts
+import Foundation
+import Ledger
+import Pipeline
+import Testing
+
+@Suite struct IngestJobTests {
+    private func job(_ database: String) throws -> IngestJob {
+        IngestJob(ledgerPath: database, translator: try IngestFixtures.translator(), progress: .none)
+    }
+
+    private func digest(_ database: String) throws -> String {
+        try SQLiteLedger(path: database, mode: .readOnly).contentDigest()
+    }
+
+    @Test func everyRecordEndsInExactlyOnePlace() throws {
+        let directory = try IngestTemporaryDirectory()
+        let input = directory.file("play.ndjson")
+        try IngestFixtures.write(IngestFixtures.lines(0..<1000), to: input)
+        let statistics = try job(directory.file("l.sqlite")).run(inputs: [input])
+        #expect(statistics.files == 1)
+        #expect(statistics.read == 2101)
+        #expect(statistics.used == 2000)
+        #expect(statistics.excluded == 100)
+        #expect(statistics.excludedByReason == ["sandbox": 100])
+        #expect(statistics.quarantined == 1)
+        #expect(statistics.quarantinedByReason == ["malformed_json": 1])
+        #expect(statistics.duplicate == 0)
+        #expect(statistics.firstEventAt == IngestFixtures.march2024)
+        let status = try SQLiteLedger(path: directory.file("l.sqlite"), mode: .readOnly).statistics()
+        #expect(status.read == 2101)
+        #expect(status.used == 2000)
+        #expect(status.files == 1)
+    }
+
+    @Test func reIngestOfAnUnchangedFileIsSkipped() throws {
+        let directory = try IngestTemporaryDirectory()
+        let input = directory.file("play.ndjson")
+        try IngestFixtures.write(IngestFixtures.lines(0..<50), to: input)
+        let database = directory.file("l.sqlite")
+        _ = try job(database).run(inputs: [input])
+        let before = try digest(database)
+        var skipped: [String] = []
+        let again = try job(database).run(inputs: [input], skipped: &skipped)
+        #expect(skipped == [input])
+        #expect(again == IngestStatistics())
+        #expect(try digest(database) == before)
+    }
+
+    @Test func theSameRecordInTwoFilesIsStoredOnce() throws {
+        let directory = try IngestTemporaryDirectory()
+        let lines = IngestFixtures.lines(0..<20)
+        try IngestFixtures.write(lines, to: directory.file("a.ndjson"))
+        try IngestFixtures.write(Array(lines.reversed()), to: directory.file("b.jsonl"))
+        let database = directory.file("l.sqlite")
+        let statistics = try job(database).run(inputs: [directory.path])
+        #expect(statistics.files == 2)
+        #expect(statistics.read == 84)
+        #expect(statistics.used == 40)
+        #expect(statistics.excluded == 2)
+        #expect(statistics.duplicate == 42)
+        let ledger = try SQLiteLedger(path: database, mode: .readOnly)
+        #expect(try ledger.statistics().used == 40)
+        var subscriptions = 0
+        try ledger.forEachSubscription { _, _, _ in subscriptions += 1 }
+        #expect(subscriptions == 20)
+    }
+
+    @Test func aChangedFileAddsOnlyItsNewRecords() throws {
+        let directory = try IngestTemporaryDirectory()
+        let input = directory.file("play.ndjson")
+        let database = directory.file("l.sqlite")
+        try IngestFixtures.write(IngestFixtures.lines(0..<30), to: input)
+        let first = try job(database).run(inputs: [input])
+        #expect(first.used == 60)
+        try IngestFixtures.append(IngestFixtures.lines(30..<40), to: input)
+        let second = try job(database).run(inputs: [input])
+        #expect(second.read == 63 + 21)
+        #expect(second.duplicate == 63)
+        #expect(second.used == 20)
+        #expect(second.excluded == 1)
+        let status = try SQLiteLedger(path: database, mode: .readOnly).statistics()
+        #expect(status.read == 84)
+        #expect(status.used == 80)
+        #expect(status.duplicate == 0)
+        // The same content ingested in one go gives the same ledger.
+        let fresh = directory.file("fresh.sqlite")
+        _ = try job(fresh).run(inputs: [input])
+        #expect(try digest(fresh) == digest(database))
+    }
+
+    @Test func twoOrdersOfTheSameInputsGiveEqualLedgers() throws {
+        let directory = try IngestTemporaryDirectory()
+        let files = ["1.ndjson", "2.ndjson", "3.ndjson"].map(directory.file)
+        try IngestFixtures.write(IngestFixtures.lines(0..<40), to: files[0])
+        try IngestFixtures.write(IngestFixtures.lines(20..<60), to: files[1])
+        try IngestFixtures.write(IngestFixtures.lines(50..<70) + IngestFixtures.lines(0..<5), to: files[2])
+        let forward = directory.file("forward.sqlite")
+        let backward = directory.file("backward.sqlite")
+        for file in files { _ = try job(forward).run(inputs: [file]) }
+        for file in files.reversed() { _ = try job(backward).run(inputs: [file]) }
+        #expect(try digest(forward) == digest(backward))
+        let a = try SQLiteLedger(path: forward, mode: .readOnly).statistics()
+        let b = try SQLiteLedger(path: backward, mode: .readOnly).statistics()
+        #expect(a == b)
+        #expect(a.used == 140)
+    }
+
+    @Test func aMissingInputIsAnInputError() throws {
+        let directory = try IngestTemporaryDirectory()
+        #expect {
+            try job(directory.file("l.sqlite")).run(inputs: [directory.file("missing.ndjson")])
+        } throws: { error in
+            guard case .input(let message) = error as? IngestError else { return false }
+            return message.contains("missing.ndjson")
+        }
+    }
+
+    @Test func aTruncatedGzipKeepsTheRecordsBeforeTheDamageAndReportsIt() throws {
+        let directory = try IngestTemporaryDirectory()
+        let input = directory.file("cut.ndjson.gz")
+        // gzip of stored (uncompressed) deflate blocks, one block per five tokens (complete lines), cut inside the
+        // third block: as a log shipper's file looks when the copy was interrupted.
+        var gzip: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]
+        for block in 0..<3 {
+            let text = Array((IngestFixtures.lines(block * 5..<block * 5 + 5).joined(separator: "\n") + "\n").utf8)
+            let length = UInt16(text.count)
+            gzip += [block == 2 ? 0x01 : 0x00, UInt8(length & 0xff), UInt8(length >> 8),
+                     UInt8(~length & 0xff), UInt8(~length >> 8)]
+            gzip += block == 2 ? Array(text.prefix(text.count / 2)) : text
+        }
+        try Data(gzip).write(to: URL(fileURLWithPath: input))
+        let database = directory.file("l.sqlite")
+        let statistics = try job(database).run(inputs: [input])
+        #expect(statistics.damagedFiles.count == 1)
+        #expect(statistics.damagedFiles.first?.file == input)
+        #expect(statistics.used >= 20)
+        #expect(statistics.read == statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined)
+        let status = try SQLiteLedger(path: database, mode: .readOnly).statistics()
+        #expect(status.damagedFiles.map(\.file) == [input])
+        #expect(try SQLiteLedger(path: database, mode: .readOnly).files().first?.state == .done)
+    }
+}

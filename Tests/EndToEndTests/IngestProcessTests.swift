@@ -1,0 +1,156 @@
+import Foundation
+import Ledger
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the real `subledger` binary (built by `swift build`) the way users and cron jobs do.
+struct SubledgerProcess {
+    /// `<package root>/.build/debug/subledger`, found from this file's path.
+    static let binary: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent(".build/debug/subledger").path
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Starts the binary with `arguments`; output goes to files in `directory` so that no pipe can fill up.
+    static func start(_ arguments: [String], in directory: IngestTemporaryDirectory, tag: String) throws -> (Process, () -> Result) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let outPath = directory.file("\(tag).out")
+        let errPath = directory.file("\(tag).err")
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: outPath)
+        process.standardError = FileHandle(forWritingAtPath: errPath)
+        try process.run()
+        return (process, {
+            process.waitUntilExit()
+            let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+            return Result(status: process.terminationStatus, stdout: read(outPath), stderr: read(errPath))
+        })
+    }
+
+    static func run(_ arguments: [String], in directory: IngestTemporaryDirectory, tag: String = "run") throws -> Result {
+        let (_, wait) = try start(arguments, in: directory, tag: tag)
+        return wait()
+    }
+}
+
+@Suite(.serialized) struct IngestProcessTests {
+    @Test func exitCodesFollowTheCommandLineContract() throws {
+        let directory = try IngestTemporaryDirectory()
+        try IngestFixtures.write(IngestFixtures.lines(0..<10), to: directory.file("clean.ndjson"))
+        try IngestFixtures.write(IngestFixtures.lines(995..<1000), to: directory.file("with-garbage.ndjson"))
+        try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: directory.file("root.pem")))
+
+        let clean = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--json", "clean.ndjson"], in: directory, tag: "clean")
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains(#""records":{"read":21,"used":20,"duplicate":0,"excluded":1,"quarantined":0}"#))
+
+        let quarantined = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--json", "with-garbage.ndjson"], in: directory, tag: "garbage")
+        #expect(quarantined.status == 1)
+        #expect(quarantined.stdout.contains(#""quarantined_by_reason":{"malformed_json":1}"#))
+        #expect(quarantined.stderr.contains("malformed_json 1"))
+
+        let missing = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "missing.ndjson"], in: directory, tag: "missing")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("missing.ndjson"))
+
+        let badOption = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--no-such-option", "clean.ndjson"], in: directory, tag: "option")
+        #expect(badOption.status == 2)
+
+        let badRoot = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "root.pem", "clean.ndjson"], in: directory, tag: "root")
+        #expect(badRoot.status == 2)
+        #expect(badRoot.stderr.contains("root.pem"))
+
+        let noLedger = try SubledgerProcess.run(["status", "--db", "none.sqlite"], in: directory, tag: "nodb")
+        #expect(noLedger.status == 2)
+
+        let status = try SubledgerProcess.run(["status", "--db", "l.sqlite", "--json"], in: directory, tag: "status")
+        #expect(status.status == 0)
+        #expect(status.stdout.contains(#""files":2,"records":{"read":32,"used":30,"duplicate":0,"excluded":1,"quarantined":1}"#))
+
+        let export = try SubledgerProcess.run(["quarantine", "--db", "l.sqlite", "--reason", "malformed_json", "--export", "q.ndjson"],
+                                              in: directory, tag: "quarantine")
+        #expect(export.status == 0)
+        let exported = String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self)
+        #expect(exported.hasPrefix(#"{"file":"with-garbage.ndjson","member":null,"position":11,"reason":"malformed_json","#))
+    }
+
+    /// Kills the real binary with SIGKILL at random moments, re-runs it to completion, and expects exactly
+    /// the ledger of an uninterrupted run: nothing lost, nothing doubled.
+    @Test func aKilledIngestCompletesOnReRunWithNothingLostOrDoubled() throws {
+        let directory = try IngestTemporaryDirectory()
+        var inputs: [String] = []
+        for part in 0..<4 {
+            let name = "part-\(part).ndjson"
+            try IngestFixtures.write(IngestFixtures.lines(part * 2000..<(part + 1) * 2000), to: directory.file(name))
+            inputs.append(name)
+        }
+        // One file above the 20 000-record commit interval, so that kills also land between mid-file commits,
+        // overlapping the others (duplicates across files).
+        try IngestFixtures.write(IngestFixtures.lines(5000..<16000), to: directory.file("large.ndjson"))
+        inputs.append("large.ndjson")
+
+        let reference = try SubledgerProcess.run(["ingest", "--db", "reference.sqlite"] + inputs, in: directory, tag: "reference")
+        #expect(reference.status == 1)
+
+        var delays: [Int] = []
+        for attempt in 0..<5 {
+            let delay = Int.random(in: 200...5000)
+            delays.append(delay)
+            let (process, wait) = try SubledgerProcess.start(["ingest", "--db", "killed.sqlite"] + inputs, in: directory, tag: "kill-\(attempt)")
+            usleep(useconds_t(delay * 1000))
+            kill(process.processIdentifier, SIGKILL)
+            _ = wait()
+        }
+        let completion = try SubledgerProcess.run(["ingest", "--db", "killed.sqlite"] + inputs, in: directory, tag: "complete")
+        #expect(completion.status == 0 || completion.status == 1, "delays \(delays): \(completion.stderr)")
+
+        let expected = try SQLiteLedger(path: directory.file("reference.sqlite"), mode: .readOnly)
+        let recovered = try SQLiteLedger(path: directory.file("killed.sqlite"), mode: .readOnly)
+        #expect(try recovered.contentDigest() == expected.contentDigest(), "kill delays (ms): \(delays)")
+        let statistics = try recovered.statistics()
+        #expect(statistics.used == 32_000, "kill delays (ms): \(delays)")
+        // The garbage lines are byte-identical; the quarantine keeps one per file (key: file, member, bytes).
+        #expect(statistics.quarantined == 5)
+        #expect(try recovered.files().allSatisfy { $0.state == .done })
+        #expect(statistics.read == statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined)
+    }
+
+    /// Two ingests on one database at once: the second waits for the first (or, past its bound, exits 3 with
+    /// the message); either way the database ends consistent and complete.
+    @Test func twoConcurrentIngestsOnOneDatabaseDoNotCorruptIt() throws {
+        let directory = try IngestTemporaryDirectory()
+        try IngestFixtures.write(IngestFixtures.lines(0..<3000), to: directory.file("a.ndjson"))
+        try IngestFixtures.write(IngestFixtures.lines(2000..<5000), to: directory.file("b.ndjson"))
+        let (_, waitFirst) = try SubledgerProcess.start(["ingest", "--db", "shared.sqlite", "a.ndjson", "b.ndjson"], in: directory, tag: "first")
+        let (_, waitSecond) = try SubledgerProcess.start(["ingest", "--db", "shared.sqlite", "b.ndjson", "a.ndjson"], in: directory, tag: "second")
+        let first = waitFirst()
+        let second = waitSecond()
+        for result in [first, second] {
+            let finished = result.status == 0 || result.status == 1
+            let refused = result.status == 3 && result.stderr.contains("another ingest is running on shared.sqlite; wait for it or use another --db")
+            #expect(finished || refused, "exit \(result.status): \(result.stderr)")
+        }
+        #expect(first.status != 3 || second.status != 3)
+
+        let reference = try SubledgerProcess.run(["ingest", "--db", "reference.sqlite", "a.ndjson", "b.ndjson"], in: directory, tag: "reference")
+        #expect(reference.status == 1)
+        let shared = try SQLiteLedger(path: directory.file("shared.sqlite"), mode: .readOnly)
+        #expect(try shared.contentDigest() == SQLiteLedger(path: directory.file("reference.sqlite"), mode: .readOnly).contentDigest())
+        let statistics = try shared.statistics()
+        #expect(statistics.used == 10_000)
+        #expect(statistics.read == 10_000 + statistics.duplicate + statistics.excluded + statistics.quarantined)
+    }
+}

@@ -1,0 +1,62 @@
+import Facts
+import Testing
+@testable import Ledger
+
+@Suite struct ChainGroupingTests {
+    @Test func aChainIsGroupedUnderItsFirstTokenEvenWhenTheNewerTokenArrivesFirst() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try SQLiteLedger(path: directory.file("c.sqlite"))
+        let march: Millis = 1_709_294_400_000
+        let april: Millis = 1_711_972_800_000
+        let may: Millis = 1_714_564_800_000
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            // Newest first: token-3 (upgrade of token-2, itself an upgrade of token-1).
+            _ = try ledger.store(storedRecord("msg:3"), facts: [googleFact("token-3", at: may), link("token-3", continues: "token-2", at: may)])
+            _ = try ledger.store(storedRecord("msg:2"), facts: [googleFact("token-2", at: april), link("token-2", continues: "token-1", at: april)])
+            _ = try ledger.store(storedRecord("msg:1"), facts: [googleFact("token-1", at: march)])
+            _ = try ledger.store(storedRecord("msg:9"), facts: [googleFact("other", at: march)])
+            _ = try ledger.store(storedRecord("apple"), facts: [Fact(platform: .apple, subject: "2000000123456789",
+                                                                     kind: "transaction", at: march, observedAt: march)])
+        }
+        // Reports open the ledger read-only; the scan's TEMP table must work there too.
+        let all = try groups(SQLiteLedger(path: directory.file("c.sqlite"), mode: .readOnly))
+        #expect(all.map { "\($0.0.rawValue)/\($0.1)" } == ["apple/2000000123456789", "google/other", "google/token-1"])
+        let chain = all[2].2
+        #expect(chain.map(\.subject) == ["token-1", "token-2", "token-2", "token-3", "token-3"])
+        #expect(chain.map(\.kind.rawValue) == ["order", "link", "order", "link", "order"])
+        #expect(chain.map(\.at) == chain.map(\.at).sorted())
+    }
+
+    @Test func aLinkCycleDoesNotHangAndGroupsUnderItsSmallestToken() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try SQLiteLedger(path: directory.file("cycle.sqlite"))
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("1"), facts: [link("tok-b", continues: "tok-a"), googleFact("tok-b")])
+            _ = try ledger.store(storedRecord("2"), facts: [link("tok-c", continues: "tok-b"), googleFact("tok-c")])
+            _ = try ledger.store(storedRecord("3"), facts: [link("tok-a", continues: "tok-c"), googleFact("tok-a")])
+            // A tail entering the cycle.
+            _ = try ledger.store(storedRecord("4"), facts: [link("tok-z", continues: "tok-c"), googleFact("tok-z")])
+            // A self-link.
+            _ = try ledger.store(storedRecord("5"), facts: [link("self", continues: "self"), googleFact("self")])
+        }
+        let all = try groups(ledger)
+        #expect(all.map(\.1) == ["self", "tok-a"])
+        #expect(all.last?.2.count == 8)
+        #expect(all.first?.2.count == 2)
+    }
+
+    @Test func factsWithinAGroupAreOrderedByAtKindObservedAtRef() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try SQLiteLedger(path: directory.file("o.sqlite"))
+        let facts = [
+            googleFact("t", kind: "order", at: 20, observedAt: 1, ref: "b"),
+            googleFact("t", kind: "order", at: 20, observedAt: 1, ref: "a"),
+            googleFact("t", kind: "order", at: 20, observedAt: 0, ref: "z"),
+            googleFact("t", kind: "cancel", at: 20, observedAt: 5, ref: "z"),
+            googleFact("t", kind: "zeta", at: 10, observedAt: 9, ref: "z"),
+        ]
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in _ = try ledger.store(storedRecord("k"), facts: facts) }
+        let ordered = try groups(ledger).first?.2 ?? []
+        #expect(ordered == [facts[4], facts[3], facts[2], facts[1], facts[0]])
+    }
+}

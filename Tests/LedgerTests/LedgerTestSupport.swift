@@ -1,0 +1,49 @@
+import Facts
+import Foundation
+import Ingest
+@testable import Ledger
+
+/// A fresh directory per test, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "ledger-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A Google fact of the shape the PlayStore translator writes (times: March 2024, ms UTC).
+func googleFact(_ subject: String, kind: Fact.Kind = "order", at: Millis = 1_709_294_400_000,
+                observedAt: Millis = 1_709_294_405_000, ref: String? = "GPA.3372-1234-5678-90123") -> Fact {
+    Fact(platform: .google, subject: subject, kind: kind, at: at, observedAt: observedAt, ref: ref,
+         productId: "premium_monthly", end: at + 2_592_000_000, amountMicros: 4_990_000, currency: "EUR")
+}
+
+func link(_ newToken: String, continues oldToken: String, at: Millis = 1_711_900_000_000) -> Fact {
+    Fact(platform: .google, subject: newToken, kind: .link, at: at, observedAt: at + 3_000, ref: oldToken)
+}
+
+func storedRecord(_ key: String, file: String = "a.ndjson", member: String? = nil, position: Int64 = 1,
+                  outcome: StoredRecord.Outcome = .used) -> StoredRecord {
+    StoredRecord(dedupKey: key, source: .googleSubscriptionV1, outcome: outcome,
+                 provenance: Provenance(file: file, member: member, position: position), receivedAt: 1_709_294_405_000)
+}
+
+/// Runs `body` inside one committed transaction.
+func transaction(_ ledger: SQLiteLedger, _ body: (SQLiteLedger) throws -> Void) throws {
+    try ledger.beginTransaction()
+    try body(ledger)
+    try ledger.commitTransaction()
+}
+
+/// Every subscription group as (platform, id, subjects of its facts in order).
+func groups(_ ledger: SQLiteLedger) throws -> [(Platform, String, [Fact])] {
+    var result: [(Platform, String, [Fact])] = []
+    try ledger.forEachSubscription { platform, id, facts in result.append((platform, id, facts)) }
+    return result
+}
