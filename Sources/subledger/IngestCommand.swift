@@ -99,6 +99,13 @@ struct IngestCommand: ParsableCommand {
     @OptionGroup var options: IngestOptions
 
     func run() throws {
+        let statistics = try Self.ingest(ledger: ledger, options: options, json: json)
+        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Reads the inputs into the ledger and prints the summary (stderr) and, with `json`, the counts (stdout).
+    /// Shared by `ingest` and `run`.
+    static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestStatistics {
         let translator = try options.makeTranslator()
         let job = IngestJob(ledgerPath: ledger.path, translator: translator, progress: .standardError)
         var skipped: [String] = []
@@ -119,6 +126,6 @@ struct IngestCommand: ParsableCommand {
             object.append("skipped_files", .array(skipped.map { .string($0) }))
             print(JSONWriter.compact(.object(object)))
         }
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        return statistics
     }
 }
