@@ -1,0 +1,142 @@
+import Foundation
+import Simulator
+import Testing
+
+/// The end-to-end test of the whole pipeline: `subledger simulate` writes archives and the truth it simulated,
+/// the real `subledger` binary ingests the archives and writes the reports, and every cell of every table is
+/// held to `truth.json` (in UTC, in Asia/Tokyo, and with an as-of in the middle of the data), together with
+/// the ingest counts. The simulator shares no code with the pipeline, so agreement means two independent
+/// readings of `metrics.md` agree.
+@Suite(.serialized)
+struct SimulatedTruthTests {
+    @Test(arguments: [UInt64(11), 2024, 777])
+    func reportsMatchTheSimulatedTruth(seed: UInt64) throws {
+        let directory = try Workspace.temporaryDirectory("truth-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Simulation(subscribers: 120, months: 12, seed: seed).write(to: directory)
+        let truth = try Truth(path: "\(directory)/truth.json")
+        let database = "\(directory)/ledger.sqlite"
+
+        let ingest = try Subprocess.run(["ingest", "--json", "--db", database, "--apple-root-ca", "\(directory)/apple-root.der",
+                                         "--bundle-id", "com.example.subledger", "--package-name", "com.example.subledger",
+                                         "\(directory)/archives"])
+        #expect(ingest.status == 1, "the simulated noise is quarantined, so ingest exits 1: \(ingest.stderr)")
+        let counts = try Truth.object(ingest.stdout)
+        let records = counts["records"] as? [String: Any] ?? [:]
+        for key in ["read", "used", "duplicate", "excluded", "quarantined"] {
+            if let expected = truth.ingest[key] as? Int {
+                #expect(records[key] as? Int == expected, "ingest \(key): \(records[key] ?? "nil") != truth \(expected)")
+            }
+        }
+        for key in ["excluded_by_reason", "quarantined_by_reason"] {
+            if let expected = truth.ingest[key] as? [String: Int] {
+                #expect(counts[key] as? [String: Int] == expected, "ingest \(key)")
+            }
+        }
+
+        for scenario in truth.scenarios {
+            let out = "\(directory)/reports-\(scenario.name)"
+            let report = try Subprocess.run(["report", "--db", database, "--out", out, "--as-of", scenario.asOf,
+                                             "--timezone", scenario.timeZone, "--prices", "\(directory)/prices.csv",
+                                             "--format", "csv,json"])
+            try #require(report.status == 0, "report failed: \(report.stderr)")
+            var differences: [String] = []
+            for (table, expectedRows) in scenario.tables.sorted(by: { $0.key < $1.key }) {
+                let csv = try String(contentsOfFile: "\(out)/\(table).csv", encoding: .utf8)
+                differences += CSVComparison.differences(table: table, csv: csv, expected: expectedRows)
+            }
+            #expect(differences.isEmpty, """
+                seed \(seed), scenario \(scenario.name): \(differences.count) cells differ from truth.json:
+                \(differences.prefix(40).joined(separator: "\n"))
+                """)
+            try IdentityCheck.check(csv: String(contentsOfFile: "\(out)/subscriptions_monthly.csv", encoding: .utf8))
+        }
+    }
+}
+
+/// `truth.json` as the simulator writes it.
+struct Truth {
+    struct Scenario {
+        var name: String
+        var timeZone: String
+        var asOf: String
+        /// table name → rows (column → cell text), in CSV order.
+        var tables: [String: [[String: String]]]
+    }
+
+    var ingest: [String: Any]
+    var scenarios: [Scenario]
+
+    init(path: String) throws {
+        let root = try Self.object(try String(contentsOfFile: path, encoding: .utf8))
+        ingest = root["ingest"] as? [String: Any] ?? [:]
+        scenarios = (root["scenarios"] as? [[String: Any]] ?? []).map { scenario in
+            let tables = (scenario["tables"] as? [String: [[String: Any]]] ?? [:]).mapValues { rows in
+                rows.map { row in row.mapValues { "\($0)" } }
+            }
+            return Scenario(name: scenario["name"] as? String ?? "?", timeZone: scenario["timezone"] as? String ?? "UTC",
+                            asOf: scenario["as_of"] as? String ?? "", tables: tables)
+        }
+    }
+
+    static func object(_ text: String) throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(value as? [String: Any], "not a JSON object: \(text.prefix(200))")
+    }
+}
+
+/// Cell-by-cell comparison of a CSV file with the truth's rows; each difference says table, row key and column.
+enum CSVComparison {
+    static func differences(table: String, csv: String, expected: [[String: String]]) -> [String] {
+        let lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { String($0) }
+        guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else {
+            return ["\(table): empty file"]
+        }
+        let keyColumns = header.prefix { !["active_start", "gross", "cohort_size", "trials", "episodes"].contains($0) }
+        func key(_ row: [String: String]) -> String { keyColumns.map { row[$0] ?? "" }.joined(separator: "/") }
+        let actual = lines.dropFirst().map { line in
+            Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+        }
+        var byKey: [String: [String: String]] = [:]
+        for row in actual { byKey[key(row)] = row }
+        var expectedKeys: Set<String> = []
+        var result: [String] = []
+        for row in expected {
+            let rowKey = key(row)
+            expectedKeys.insert(rowKey)
+            guard let got = byKey[rowKey] else {
+                result.append("\(table) \(rowKey): row missing from the report")
+                continue
+            }
+            for column in header where (row[column] ?? "") != (got[column] ?? "") {
+                result.append("\(table) \(rowKey) \(column): report \(got[column] ?? "nil") != truth \(row[column] ?? "nil")")
+            }
+        }
+        for row in actual where !expectedKeys.contains(key(row)) {
+            result.append("\(table) \(key(row)): row in the report but not in the truth")
+        }
+        if result.isEmpty, actual.map(key) != expected.map(key) {
+            result.append("\(table): rows are not in the truth's order")
+        }
+        return result
+    }
+}
+
+/// The identity of `metrics.md`, on every row of a written `subscriptions_monthly.csv`.
+enum IdentityCheck {
+    static func check(csv: String) throws {
+        let lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(lines.first)
+        func column(_ name: String) throws -> Int { try #require(header.firstIndex(of: name)) }
+        let start = try column("active_start"), new = try column("new"), reactivated = try column("reactivated")
+        let changesIn = try column("product_changes_in"), changesOut = try column("product_changes_out")
+        let churned = try column("churned"), end = try column("active_end")
+        let reasons = try ["churned_voluntary", "churned_involuntary", "churned_refund", "churned_paused", "churned_other"].map(column)
+        for row in lines.dropFirst() {
+            let value = { (index: Int) in Int(row[index]) ?? -1_000_000 }
+            #expect(value(end) == value(start) + value(new) + value(reactivated) + value(changesIn) - value(changesOut) - value(churned),
+                    "identity broken in \(row.joined(separator: ","))")
+            #expect(value(churned) == reasons.map(value).reduce(0, +), "churn reasons do not add up in \(row.joined(separator: ","))")
+        }
+    }
+}
