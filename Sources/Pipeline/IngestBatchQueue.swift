@@ -1,14 +1,20 @@
 import Foundation
 import Ingest
 
-/// The hand-over between the reader thread (decompress, split records) and the store thread (parse,
-/// translate, write): a bounded FIFO of record batches. The reader blocks when ``capacity`` batches are in
+/// The hand-over between the reader thread (decompress, split and parse records) and the store thread
+/// (translate, write): a bounded FIFO of record batches. The reader blocks when ``capacity`` batches are in
 /// flight, so memory is bounded by `capacity × batch size` records whatever the file's size.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
+    /// A record as read, with what the parser made of it (the raw bytes stay for the quarantine).
+    struct Record {
+        var raw: RawRecord
+        var parsed: Result<ParsedRecord, RecordRejection>
+    }
+
     enum Item {
-        case batch([RawRecord])
+        case batch([Record])
         /// The reader's last item: the damage it found, or the error that stopped it.
         case finished(Result<[Damage], any Error>)
     }
@@ -27,7 +33,7 @@ final class IngestBatchQueue: @unchecked Sendable {
     }
 
     /// Reader side: waits while the queue is full; throws ``Cancelled`` once the store side cancelled.
-    func push(_ records: [RawRecord]) throws(Cancelled) {
+    func push(_ records: [Record]) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
         while items.count >= capacity && !cancelled { condition.wait() }

@@ -17,9 +17,10 @@ public struct RecordTranslator: Sendable {
 /// (used, duplicate, excluded or quarantined).
 ///
 /// Per file: fingerprint (size + streaming SHA-256); skip it when the ledger has it `done`; else mark it
-/// `reading` and stream its records: a reader thread decompresses and splits records into batches of
-/// ``batchSize``, at most ``batchesInFlight`` batches ahead of the store thread (this one), which parses,
-/// translates and writes them. Transactions commit every ``commitEvery`` records; the file is marked `done`
+/// `reading` and stream its records: a reader thread decompresses, splits and parses records into batches
+/// of ``batchSize``, at most ``batchesInFlight`` batches ahead of the store thread (this one), which
+/// translates and writes them. (Parsing sits on the reader side because it costs about as much as
+/// translating and storing together: so the two cores share the work about evenly.) Transactions commit every ``commitEvery`` records; the file is marked `done`
 /// in the same transaction as its last records. A killed run therefore leaves the file `reading` with a
 /// committed prefix, and the next run reads it again: the prefix deduplicates, nothing is lost or doubled.
 ///
@@ -122,7 +123,7 @@ public struct IngestJob {
                         }
                     }
                     reporter.records += records.count
-                    reporter.bytes += records.reduce(0) { $0 + Int64($1.bytes.count) }
+                    reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
                     reporter.tick()
                 case .finished(let result):
                     let damage: [Damage]
@@ -146,15 +147,16 @@ public struct IngestJob {
         }
     }
 
-    /// Starts the thread that decompresses and splits `path` into batches of raw records.
+    /// Starts the thread that decompresses, splits and parses `path` into batches of records.
     private func startReader(path: String, queue: IngestBatchQueue) {
         let batchSize = batchSize
         let thread = Thread {
-            var batch: [RawRecord] = []
+            let parser = RecordParser()
+            var batch: [IngestBatchQueue.Record] = []
             batch.reserveCapacity(batchSize)
             do {
-                let damage = try ArchiveReader().read(path: path) { record in
-                    batch.append(record)
+                let damage = try ArchiveReader().read(path: path) { raw in
+                    batch.append(IngestBatchQueue.Record(raw: raw, parsed: parser.parse(raw)))
                     if batch.count >= batchSize {
                         try queue.push(batch)
                         batch.removeAll(keepingCapacity: true)

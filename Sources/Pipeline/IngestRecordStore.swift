@@ -2,13 +2,12 @@ import Facts
 import Ingest
 import Ledger
 
-/// The store side of ingest for one file: parses, translates and writes each record, and counts where each
+/// The store side of ingest for one file: translates and writes each parsed record, and counts where each
 /// one ended, so that `read == used + duplicate + excluded + quarantined` holds by construction (every
 /// record takes exactly one branch of ``add(_:)``).
 struct IngestRecordStore<Store: LedgerStore> {
     let ledger: Store
     let translator: RecordTranslator
-    private let parser = RecordParser()
     private(set) var counts = FileCounts()
     private var excludedByReason: [String: Int] = [:]
     private var quarantinedByReason: [String: Int] = [:]
@@ -23,10 +22,11 @@ struct IngestRecordStore<Store: LedgerStore> {
 
     /// Writes one record. A record whose dedup key is already stored is a duplicate; its facts are merged
     /// anyway (they may carry an earlier `observedAt`), which keeps the ledger independent of file order.
-    mutating func add(_ raw: RawRecord) throws(LedgerError) {
+    mutating func add(_ record: IngestBatchQueue.Record) throws(LedgerError) {
         counts.read += 1
+        let raw = record.raw
         let parsed: ParsedRecord
-        switch parser.parse(raw) {
+        switch record.parsed {
         case .failure(let rejection):
             try quarantine(raw, reason: rejection.reason, detail: rejection.detail)
             return

@@ -34,7 +34,7 @@ struct StatusCommand: ParsableCommand {
             throw CommandFailure.couldNotFinish(error.description)
         }
         let reading = files.filter { $0.state == .reading }
-        var lines = ["ledger \(ledger.path): \(files.count) files (\(files.count - reading.count) done, \(reading.count) interrupted)"]
+        var lines = ["ledger \(ledger.path): \(files.count) files (\(files.count - reading.count) done, \(reading.count) reading: in progress or interrupted)"]
         for file in files {
             let counts = file.counts
             lines.append("  \(file.fingerprint.path): \(file.state.rawValue), \(counts.read) read, \(counts.used) used, "
@@ -47,7 +47,7 @@ struct StatusCommand: ParsableCommand {
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         if json {
             var object = statistics.json
-            object.append("files_interrupted", .number(String(reading.count)))
+            object.append("files_reading", .number(String(reading.count)))
             object.append("by_source", .object(JSONObject(sources.map { source in
                 (source.source, .object(JSONObject([("used", .number(String(source.used))),
                                                     ("excluded", .number(String(source.excluded)))])))
