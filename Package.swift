@@ -56,7 +56,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .executableTarget(name: "subledger", dependencies: [
-            "Pipeline", "Simulator", "Facts",
+            "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -75,7 +75,9 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Facts"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Metrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Pipeline", "Simulator", "Facts"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

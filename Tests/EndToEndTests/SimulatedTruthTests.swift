@@ -87,12 +87,21 @@ struct Truth {
 
 /// Cell-by-cell comparison of a CSV file with the truth's rows; each difference says table, row key and column.
 enum CSVComparison {
+    /// The key columns of each table (cli.md: rows are sorted by them).
+    static let keys: [String: [String]] = [
+        "subscriptions_monthly": ["month", "platform", "product_id"],
+        "revenue_monthly": ["month", "platform", "product_id", "currency"],
+        "retention_cohorts": ["cohort_month", "platform", "duration", "period"],
+        "trial_conversion": ["cohort_month", "platform", "product_id"],
+        "grace_recovery": ["month", "platform"],
+    ]
+
     static func differences(table: String, csv: String, expected: [[String: String]]) -> [String] {
         let lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { String($0) }
         guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else {
             return ["\(table): empty file"]
         }
-        let keyColumns = header.prefix { !["active_start", "gross", "cohort_size", "trials", "episodes"].contains($0) }
+        let keyColumns = keys[table] ?? []
         func key(_ row: [String: String]) -> String { keyColumns.map { row[$0] ?? "" }.joined(separator: "/") }
         let actual = lines.dropFirst().map { line in
             Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
