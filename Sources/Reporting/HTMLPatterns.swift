@@ -1,0 +1,48 @@
+/// SVG fill patterns and line markers: the non-colour half of telling series apart (hatching, dots, marker
+/// shapes), so the charts stay readable in greyscale print and for colour-blind readers.
+enum HTMLPatterns {
+    /// `<defs>` with one pattern per patterned style (ids `<prefix>-p<index>`), plus `<prefix>-inc`, the grey
+    /// hatching that marks incomplete heat-map cells.
+    static func defs(prefix: String, styles: [HTMLStyle]) -> String {
+        var out = "<defs>"
+        for (index, style) in styles.enumerated() where style.pattern != .solid {
+            out += "<pattern id=\"\(prefix)-p\(index)\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\">"
+            out += "<rect width=\"6\" height=\"6\" fill=\"\(style.colour)\"/>"
+            switch style.pattern {
+            case .hatch: out += "<path d=\"M-1 1L1 -1M0 6L6 0M5 7L7 5\" stroke=\"#fff\" stroke-width=\"1.2\"/>"
+            case .dots: out += "<circle cx=\"3\" cy=\"3\" r=\"1.2\" fill=\"#fff\"/>"
+            case .crosshatch: out += "<path d=\"M0 3H6M3 0V6\" stroke=\"#fff\" stroke-width=\"1\"/>"
+            case .solid: break
+            }
+            out += "</pattern>"
+        }
+        out += "<pattern id=\"\(prefix)-inc\" patternUnits=\"userSpaceOnUse\" width=\"5\" height=\"5\">"
+        out += "<path d=\"M-1 1L1 -1M0 5L5 0M4 6L6 4\" stroke=\"#555\" stroke-width=\"0.9\" stroke-opacity=\"0.7\"/></pattern>"
+        return out + "</defs>"
+    }
+
+    /// The `fill` value for the `index`-th style given to ``defs(prefix:styles:)``.
+    static func fill(prefix: String, index: Int, style: HTMLStyle) -> String {
+        style.pattern == .solid ? style.colour : "url(#\(prefix)-p\(index))"
+    }
+}
+
+/// Line markers: a shape per style, with the hover title inside.
+enum HTMLMarker {
+    static func svg(_ style: HTMLStyle, x: Double, y: Double, title: String) -> String {
+        let cx = HTMLText.coordinate(x), cy = HTMLText.coordinate(y)
+        let open: String
+        switch style.marker {
+        case .circle:
+            open = "<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"3.6\""
+        case .square:
+            open = "<rect x=\"\(HTMLText.coordinate(x - 3.3))\" y=\"\(HTMLText.coordinate(y - 3.3))\" width=\"6.6\" height=\"6.6\""
+        case .triangle:
+            open = "<path d=\"M\(cx) \(HTMLText.coordinate(y - 4.4))L\(HTMLText.coordinate(x + 4)) \(HTMLText.coordinate(y + 3))L\(HTMLText.coordinate(x - 4)) \(HTMLText.coordinate(y + 3))Z\""
+        case .diamond:
+            open = "<path d=\"M\(cx) \(HTMLText.coordinate(y - 4.6))L\(HTMLText.coordinate(x + 4.6)) \(cy)L\(cx) \(HTMLText.coordinate(y + 4.6))L\(HTMLText.coordinate(x - 4.6)) \(cy)Z\""
+        }
+        let tag = style.marker == .circle ? "circle" : style.marker == .square ? "rect" : "path"
+        return open + " fill=\"\(style.colour)\" class=\"marker\"><title>" + HTMLText.escape(title) + "</title></\(tag)>"
+    }
+}
