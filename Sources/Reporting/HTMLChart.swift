@@ -42,7 +42,7 @@ struct HTMLChart: Sendable {
         let legend = HTMLLegend(items: bars.map { .bar($0.name, $0.style) } + (lines + rateLines).map { .line($0.name, $0.style) },
                                 width: width)
         let directLabels = lines.count + rateLines.count <= 6 ? lines + rateLines : []
-        let labelWidth = directLabels.map { Double(min($0.name.count, 28)) * 6.6 + 14 }.max() ?? 0
+        let labelWidth = directLabels.map { Double(min($0.name.count, 28)) * 7.4 + 14 }.max() ?? 0
         let left = 72.0
         let right = width - max(16, (rateLines.isEmpty ? 0 : 52) + labelWidth)
         let top = legend.height + 14

@@ -16,7 +16,10 @@ struct HTMLDataTable: Sendable {
 
     func html() -> String {
         var out = "<div class=\"table-wrap\"><table><caption>" + HTMLText.escape(caption) + "</caption><thead><tr>"
-        for name in header { out += "<th scope=\"col\">" + HTMLText.escape(name) + "</th>" }
+        // Column names may wrap at their underscores (`recovered_in_grace` over three lines), so wide tables fit.
+        for name in header {
+            out += "<th scope=\"col\">" + HTMLText.escape(name).split(separator: "_", omittingEmptySubsequences: false).joined(separator: "_<wbr>") + "</th>"
+        }
         out += "</tr></thead><tbody>"
         for row in rows {
             out += "<tr>"

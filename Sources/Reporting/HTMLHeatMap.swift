@@ -1,10 +1,10 @@
-/// One cell of a heat map: a rate in [0, 1] for the colour, the text written in the cell and on hover (CSV
-/// texts), and whether the figure is final.
+/// One cell of a heat map: a rate in [0, 1] for the colour (`nil`: undefined, drawn grey), the text written in
+/// the cell and on hover (CSV texts), and whether the figure is final.
 struct HTMLHeatCell: Sendable {
-    var rate: Double
+    var rate: Double?
     var text: String
     var hover: String
-    /// `false` draws the cell hatched: members may still recover from billing retry.
+    /// `false` draws the cell hatched: the figure may still change (renewals in billing retry, pending trials).
     var complete: Bool
 }
 
@@ -20,25 +20,34 @@ struct HTMLHeatMap: Sendable {
     var rows: [String]
     /// `cells[row][column]`; `nil` where the grid has no value (period not yet due).
     var cells: [[HTMLHeatCell?]]
+    /// What the colour shows, for the legend (`retention rate`).
+    var scaleLabel: String
     var incompleteLabel: String
+    /// The legend of grey cells (rate undefined), shown only when there are some.
+    var undefinedLabel = "undefined"
 
     private let maximumWidth = 1000.0
 
     func svg() -> String {
-        let left = 78.0, top = 58.0, cellHeight = 22.0
+        let left = min(260, Double(rows.map(\.count).max() ?? 0) * 6.6 + 16), cellHeight = 22.0
         let cellWidth = min(46, max(6, (maximumWidth - left - 16) / Double(max(columns.count, 1))))
-        let width = max(left + cellWidth * Double(columns.count) + 16, 520)
-        let height = top + cellHeight * Double(rows.count) + 40
-        let legend = HTMLLegend(items: [.swatch("retention 0", fill: Self.colour(0)), .swatch("0.5", fill: Self.colour(0.5)),
-                                        .swatch("1", fill: Self.colour(1)), .swatch(incompleteLabel, fill: "url(#\(id)-inc)")],
+        let width = max(left + cellWidth * Double(columns.count) + 16, 560)
+        let hasUndefined = cells.contains { $0.contains { $0 != nil && $0?.rate == nil } }
+        let legend = HTMLLegend(items: [.swatch(scaleLabel + " 0", fill: Self.colour(0)), .swatch("0.5", fill: Self.colour(0.5)),
+                                        .swatch("1", fill: Self.colour(1))]
+                                    + (hasUndefined ? [.swatch(undefinedLabel, fill: Self.undefined)] : [])
+                                    + [.swatch(incompleteLabel, fill: "url(#\(id)-inc)")],
                                 width: width)
+        let top = legend.height + 34
+        let height = top + cellHeight * Double(rows.count) + 12
         var out = "<svg role=\"img\" aria-labelledby=\"\(id)-t \(id)-d\" width=\"\(HTMLText.coordinate(width))\" height=\"\(HTMLText.coordinate(height))\" viewBox=\"0 0 \(HTMLText.coordinate(width)) \(HTMLText.coordinate(height))\">"
         out += "<title id=\"\(id)-t\">" + HTMLText.escape(title) + "</title><desc id=\"\(id)-d\">" + HTMLText.escape(summary) + "</desc>"
         out += HTMLPatterns.defs(prefix: id, styles: [])
         out += legend.svg(prefix: id)
         out += "<text class=\"axis-title\" x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(top - 20))\">" + HTMLText.escape(xLabel) + "</text>"
         out += "<text class=\"axis-title\" x=\"6\" y=\"\(HTMLText.coordinate(top - 6))\">" + HTMLText.escape(yLabel) + "</text>"
-        let every = max(1, Int((24 / cellWidth).rounded(.up)))
+        let labelWidth = Double(columns.map(\.count).max() ?? 1) * 6.4 + 6
+        let every = max(1, Int((labelWidth / cellWidth).rounded(.up)))
         for (index, column) in columns.enumerated() where index % every == 0 {
             out += "<text class=\"cat\" x=\"\(HTMLText.coordinate(left + cellWidth * (Double(index) + 0.5)))\" y=\"\(HTMLText.coordinate(top - 6))\" text-anchor=\"middle\">" + HTMLText.escape(column) + "</text>"
         }
@@ -49,16 +58,19 @@ struct HTMLHeatMap: Sendable {
                 guard let cell else { continue }
                 let x = left + cellWidth * Double(columnIndex)
                 let box = "x=\"\(HTMLText.coordinate(x))\" y=\"\(HTMLText.coordinate(y))\" width=\"\(HTMLText.coordinate(cellWidth - 1))\" height=\"\(HTMLText.coordinate(cellHeight - 1))\""
-                out += "<g><title>" + HTMLText.escape(cell.hover) + "</title><rect \(box) fill=\"\(Self.colour(cell.rate))\"/>"
+                out += "<g><title>" + HTMLText.escape(cell.hover) + "</title><rect \(box) fill=\"\(cell.rate.map(Self.colour) ?? Self.undefined)\"/>"
                 if !cell.complete { out += "<rect \(box) fill=\"url(#\(id)-inc)\"/>" }
-                if Double(cell.text.count) * 6.4 + 4 <= cellWidth {
-                    out += "<text class=\"cell\" x=\"\(HTMLText.coordinate(x + (cellWidth - 1) / 2))\" y=\"\(HTMLText.coordinate(y + cellHeight / 2))\" dy=\"0.32em\" text-anchor=\"middle\" fill=\"\(cell.rate > 0.5 ? "#fff" : "#111")\">" + HTMLText.escape(cell.text) + "</text>"
+                if Double(cell.text.count) * 6.4 + 8 <= cellWidth, cellWidth >= 16 {
+                    out += "<text class=\"cell\" x=\"\(HTMLText.coordinate(x + (cellWidth - 1) / 2))\" y=\"\(HTMLText.coordinate(y + cellHeight / 2))\" dy=\"0.32em\" text-anchor=\"middle\" fill=\"\((cell.rate ?? 0) > 0.5 ? "#fff" : "#111")\">" + HTMLText.escape(cell.text) + "</text>"
                 }
                 out += "</g>"
             }
         }
         return out + "</svg>"
     }
+
+    /// The fill of a cell whose rate is undefined (a zero denominator).
+    static let undefined = "#D9D9D9"
 
     /// `#F7FBFF` at 0 through `#6BAED6` to `#08306B` at 1 (ColorBrewer Blues end points), clamped.
     static func colour(_ rate: Double) -> String {

@@ -16,8 +16,10 @@ enum HTMLPatterns {
             }
             out += "</pattern>"
         }
-        out += "<pattern id=\"\(prefix)-inc\" patternUnits=\"userSpaceOnUse\" width=\"5\" height=\"5\">"
-        out += "<path d=\"M-1 1L1 -1M0 5L5 0M4 6L6 4\" stroke=\"#555\" stroke-width=\"0.9\" stroke-opacity=\"0.7\"/></pattern>"
+        out += "<pattern id=\"\(prefix)-inc\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\">"
+        // A white and a dark stroke side by side: visible on the lightest and the darkest cells alike.
+        out += "<path d=\"M-1 1L1 -1M0 6L6 0M5 7L7 5\" stroke=\"#fff\" stroke-width=\"1.4\"/>"
+        out += "<path d=\"M-1 2L2 -1M1 6L6 1M5 8L8 5\" stroke=\"#333\" stroke-width=\"0.8\"/></pattern>"
         return out + "</defs>"
     }
 

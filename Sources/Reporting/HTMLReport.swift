@@ -79,8 +79,7 @@ public enum HTMLReport {
         .no-data { padding: 12px; background: #f4f4f4; border-left: 4px solid #999; }
         .note { font-size: 13px; color: #444; }
         figure { margin: 8px 0; }
-        svg { display: block; max-width: 100%; height: auto; font: 11px system-ui, "DejaVu Sans", sans-serif; }
-        svg text { fill: #222; }
+        svg { display: block; max-width: 100%; height: auto; font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #222; }
         svg .axis-title { font-size: 12px; fill: #333; }
         svg .grid line { stroke: #e2e2e2; }
         svg .grid line.zero { stroke: #777; }
@@ -92,7 +91,7 @@ public enum HTMLReport {
         table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
         caption { text-align: left; font-weight: 600; padding: 4px 0; }
         th, td { border: 1px solid #d6d6d6; padding: 2px 7px; }
-        thead th { background: #f2f2f2; font-weight: 600; white-space: nowrap; }
+        thead th { background: #f2f2f2; font-weight: 600; vertical-align: bottom; }
         tbody th { text-align: left; font-weight: 400; white-space: nowrap; }
         td { text-align: right; }
         td.missing { color: #888; text-align: center; }

@@ -51,7 +51,7 @@ extension HTMLSections {
             sentences.append(sentence + ".")
             let map = HTMLHeatMap(id: "\(id)-svg\(number)", title: "Retention, " + name, summary: sentences[sentences.count - 1],
                                   xLabel: "renewal period k (\(group.duration) each)", yLabel: "cohort",
-                                  columns: (0..<width).map(String.init), rows: cohorts, cells: cells,
+                                  columns: (0..<width).map(String.init), rows: cohorts, cells: cells, scaleLabel: "retention rate",
                                   incompleteLabel: "incomplete (renewals may still recover)")
             panels.append("<h3>" + HTMLText.escape("Retention, " + name) + "</h3>" + map.svg())
             tables.append(HTMLDataTable(
@@ -69,7 +69,9 @@ extension HTMLSections {
         return HTMLSection(id: id, title: title, source: retention.name, summary: summary, panels: panels, tables: tables)
     }
 
-    /// Conversion rate per trial cohort, a line per platform and product.
+    /// Conversion by trial cohort as a heat map: a row per platform and product, a column per cohort month,
+    /// colour = conversion_rate, the number in a cell = converted; hatched while trials are pending. (Cohorts are
+    /// small and rates jump, so lines per product would cross into a tangle; a grid keeps each product readable.)
     var trialSection: HTMLSection {
         let id = "chart-trials", title = "Trial conversion by cohort"
         guard !trials.rows.isEmpty else {
@@ -83,19 +85,30 @@ extension HTMLSections {
         }
         keys.sort { $0.platform != $1.platform ? $0.platform.utf8.lexicographicallyPrecedes($1.platform.utf8)
             : $0.product.utf8.lexicographicallyPrecedes($1.product.utf8) }
-        let series = keys.enumerated().map { number, key in
+        let cells = keys.map { key in
             let rows = trials.filter(["platform": key.platform, "product_id": key.product])
-            return HTMLSeries(name: key.platform + " · " + key.product, style: HTMLStyle.cycled(number),
-                              points: months.map { month in rows.first { trials.text($0, "cohort_month") == month }.flatMap { trials.point($0, "conversion_rate") } })
+            return months.map { month in
+                rows.first { trials.text($0, "cohort_month") == month }.map { row in
+                    HTMLHeatCell(rate: trials.value(row, "conversion_rate"), text: trials.text(row, "converted"),
+                                 hover: month + ", " + key.platform + " " + key.product + ": " + trials.text(row, "trials") + " trials, "
+                                     + trials.text(row, "converted") + " converted, " + trials.text(row, "abandoned") + " abandoned, "
+                                     + trials.text(row, "pending") + " pending; conversion_rate "
+                                     + (trials.text(row, "conversion_rate").isEmpty ? "undefined" : trials.text(row, "conversion_rate")),
+                                 complete: trials.text(row, "pending") == "0")
+                }
+            }
         }
         let last = trials.rows.filter { trials.text($0, "cohort_month") == months[months.count - 1] }
         let summary = "Share of trials that converted to a paid period, of those decided (converted + abandoned), by the"
-            + " month the trial started; a line per platform and product. Pending trials are not in the rate. Latest cohort, "
-            + months[months.count - 1] + ": "
+            + " month the trial started: a row per platform and product, darker is higher, the number in a cell is the"
+            + " converted count; hatched cells still have pending trials. Latest cohort, " + months[months.count - 1] + ": "
             + last.map { trials.text($0, "platform") + " " + trials.text($0, "product_id") + " " + trials.text($0, "converted") + " of "
                 + trials.text($0, "trials") + " converted, " + trials.text($0, "pending") + " pending" }.joined(separator: "; ") + "."
-        let chart = HTMLChart(id: id + "-svg", title: title, summary: summary, xLabel: "trial cohort (month the trial started)",
-                              yLabel: "conversion rate", categories: months, lines: series, integerTicks: false)
+        let chart = HTMLHeatMap(id: id + "-svg", title: title, summary: summary, xLabel: "trial cohort (month the trial started)",
+                                yLabel: "platform · product", columns: months,
+                                rows: keys.map { $0.platform + " · " + $0.product }, cells: cells,
+                                scaleLabel: "conversion rate", incompleteLabel: "trials still pending",
+                                undefinedLabel: "undefined (every trial pending)")
         let columns = ["trials", "converted", "abandoned", "pending", "conversion_rate"]
         let table = HTMLDataTable(caption: "Trial conversion by cohort, platform and product (trial_conversion)",
                                   header: ["cohort", "platform", "product"] + columns,

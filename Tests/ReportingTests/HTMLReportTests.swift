@@ -205,9 +205,9 @@ private func unescape(_ text: String) -> String {
 }
 
 /// What a figure should read, from the tables the CSV files are written from: the cell text, or the exact sum.
-private func expectedText(_ figure: PageFigure, _ tables: ReportTables) -> String? {
+private func expectedText(_ figure: PageFigure, _ tables: [TableText]) -> String? {
     guard let name = figure.attributes["data-table"], let column = figure.attributes["data-col"],
-          let table = tables.texts.first(where: { $0.name == name }),
+          let table = tables.first(where: { $0.name == name }),
           let position = table.columns.firstIndex(of: column) else { return nil }
     let key = figure.attributes.compactMap { name, value -> (Int, String)? in
         guard name.hasPrefix("data-key-") else { return nil }
@@ -247,8 +247,9 @@ private enum HTMLKeyCount {
         let (html, tables) = try samplePage()
         let figures = pageFigures(html)
         #expect(figures.count > 500)
+        let texts = tables.texts
         for figure in figures {
-            let expected = expectedText(figure, tables)
+            let expected = expectedText(figure, texts)
             #expect(expected == figure.text, "\(figure.attributes) shows \(figure.text)")
         }
         let tagged = Set(figures.compactMap { $0.attributes["data-table"] })
@@ -342,7 +343,7 @@ private enum HTMLKeyCount {
             "recovery_rate apple  ",
         ])
         #expect(html.contains("<dt>Trial conversion (trials started this month)</dt><dd class=\"none\">none this month</dd>"))
-        for figure in headline { #expect(expectedText(figure, tables) == figure.text) }
+        for figure in headline { #expect(expectedText(figure, tables.texts) == figure.text) }
     }
 
     /// The last complete month in the reporting time zone: 2024-03-01T00:00Z is still February in New York,
