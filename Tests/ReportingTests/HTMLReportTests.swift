@@ -344,6 +344,15 @@ private enum HTMLKeyCount {
         ])
         #expect(html.contains("<dt>Trial conversion (trials started this month)</dt><dd class=\"none\">none this month</dd>"))
         for figure in headline { #expect(expectedText(figure, tables.texts) == figure.text) }
+        // Hover titles carry the CSV text too.
+        #expect(html.contains("<title>2024-03 · churn rate: 0.666667</title>"))
+        #expect(html.contains("<title>2024-03 · involuntary: 2</title>"))
+        // Revenue per currency is the exact sum of the CSV rows: USD in March = 1.99 (apple weekly) + 4.99 (google).
+        let usdMarch = pageFigures(html).filter {
+            $0.attributes["data-col"] == "gross" && $0.attributes["data-key-month"] == "2024-03" && $0.attributes["data-key-currency"] == "USD"
+        }
+        #expect(usdMarch.map(\.text) == ["6.98"])
+        #expect(usdMarch.first?.attributes["data-sum"] != nil)
     }
 
     /// The last complete month in the reporting time zone: 2024-03-01T00:00Z is still February in New York,
