@@ -29,7 +29,8 @@ struct HTMLHeatMap: Sendable {
     private let maximumWidth = 1000.0
 
     func svg() -> String {
-        let left = min(260, Double(rows.map(\.count).max() ?? 0) * 6.6 + 16), cellHeight = 22.0
+        // Room for the row labels and for the row title above them (it shares the line of the column labels).
+        let left = min(260, Double(max(rows.map(\.count).max() ?? 0, yLabel.count)) * 6.6 + 16), cellHeight = 22.0
         let cellWidth = min(46, max(6, (maximumWidth - left - 16) / Double(max(columns.count, 1))))
         let width = max(left + cellWidth * Double(columns.count) + 16, 560)
         let hasUndefined = cells.contains { $0.contains { $0 != nil && $0?.rate == nil } }
