@@ -1,5 +1,3 @@
-import Foundation
-
 /// A value to draw and the text shown for it on hover: the CSV cell text, never a reformatted number.
 struct HTMLPoint: Sendable {
     var value: Double
@@ -168,57 +166,5 @@ struct HTMLChart: Sendable {
     private func axisTitle(_ text: String, x: Double, y: Double, rotated: Int) -> String {
         let cx = HTMLText.coordinate(x), cy = HTMLText.coordinate(y)
         return "<text class=\"axis-title\" x=\"\(cx)\" y=\"\(cy)\" text-anchor=\"middle\" transform=\"rotate(\(rotated) \(cx) \(cy))\">" + HTMLText.escape(text) + "</text>"
-    }
-}
-
-/// A linear value axis from a "nice" lower to upper bound that includes zero, with about five ticks.
-struct HTMLAxis: Sendable {
-    let low: Double
-    let high: Double
-    let step: Double
-    let top: Double
-    let bottom: Double
-
-    init(values: [Double], integer: Bool, top: Double, bottom: Double) {
-        let finite = values.filter(\.isFinite)
-        let minimum = min(0, finite.min() ?? 0)
-        var maximum = max(0, finite.max() ?? 0)
-        if maximum == minimum { maximum = minimum + (integer ? 5 : 1) }
-        var step = Self.niceStep((maximum - minimum) / 5)
-        if integer { step = max(1, step.rounded()) }
-        self.step = step
-        low = (minimum / step).rounded(.down) * step
-        high = (maximum / step).rounded(.up) * step
-        self.top = top
-        self.bottom = bottom
-    }
-
-    /// 1, 2 or 5 times a power of ten, at least `raw`.
-    static func niceStep(_ raw: Double) -> Double {
-        guard raw > 0, raw.isFinite else { return 1 }
-        let power = pow(10, (log10(raw)).rounded(.down))
-        let fraction = raw / power
-        return (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10) * power
-    }
-
-    var ticks: [Double] {
-        let count = Int(((high - low) / step).rounded())
-        return (0...max(count, 0)).map { low + Double($0) * step }
-    }
-
-    func y(_ value: Double) -> Double {
-        bottom - (value - low) / (high - low) * (bottom - top)
-    }
-}
-
-extension HTMLStyle {
-    /// A darker shade of `colour` for text on white (yellow and sky blue are too light to read as text).
-    static func darkened(_ colour: String) -> String {
-        switch colour {
-        case yellow: "#8A7F00"
-        case skyBlue: "#2A7FB0"
-        case orange: "#A86F00"
-        default: colour
-        }
     }
 }

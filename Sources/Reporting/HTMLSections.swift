@@ -35,7 +35,7 @@ struct HTMLSections: Sendable {
         case "all": HTMLStyle(HTMLStyle.black)
         case "apple": HTMLStyle(HTMLStyle.blue, pattern: .solid, dash: "6 3", marker: .square)
         case "google": HTMLStyle(HTMLStyle.orange, pattern: .hatch, dash: "2 3", marker: .triangle)
-        default: HTMLStyle.cycled(3)
+        default: HTMLStyle(HTMLStyle.purple, pattern: .dots, dash: "8 3 2 3", marker: .diamond)
         }
     }
 

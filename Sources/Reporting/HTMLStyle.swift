@@ -18,19 +18,17 @@ struct HTMLStyle: Sendable {
         self.marker = marker
     }
 
-    /// The Okabe–Ito palette (Okabe & Ito 2008) without black, in an order where neighbours contrast.
-    static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
-
+    /// The Okabe–Ito palette (Okabe & Ito 2008), plus a neutral grey for "other" and "open".
     static let orange = "#E69F00", skyBlue = "#56B4E9", green = "#009E73", yellow = "#F0E442", blue = "#0072B2"
     static let vermillion = "#D55E00", purple = "#CC79A7", black = "#000000", grey = "#8C8C8C"
 
-    /// The `index`-th style of an open-ended list of series (products, currencies): colours cycle through the
-    /// palette; dashes, markers and patterns cycle at other periods so two series never share all four.
-    static func cycled(_ index: Int) -> HTMLStyle {
-        let patterns: [Pattern] = [.solid, .hatch, .dots, .crosshatch]
-        let dashes = ["", "6 3", "2 3", "8 3 2 3"]
-        let markers: [Marker] = [.circle, .square, .triangle, .diamond]
-        return HTMLStyle(palette[index % palette.count], pattern: patterns[(index / palette.count + index) % 4],
-                         dash: dashes[index % 4], marker: markers[(index + index / 4) % 4])
+    /// A darker shade of `colour` for text on white (yellow, sky blue and orange are too light to read as text).
+    static func darkened(_ colour: String) -> String {
+        switch colour {
+        case yellow: "#8A7F00"
+        case skyBlue: "#2A7FB0"
+        case orange: "#A86F00"
+        default: colour
+        }
     }
 }
