@@ -1,9 +1,13 @@
 import Facts
 import Foundation
 
-/// The headline figures of the last complete month: the latest calendar month of the reporting time zone whose
-/// end is at or before the as-of time. That is always the month before the one holding the as-of time (the month
-/// holding it ends after it), so an as-of of exactly 00:00 on the 1st makes the month just ended complete.
+/// The headline figures of the last complete month: the latest calendar month of the reporting time zone that is
+/// over by the as-of time. The as-of time is inclusive (events at it count), so a month is complete when its last
+/// millisecond is at or before it: an as-of of 2024-04-30T23:59:59.999Z completes April in UTC. This is the
+/// month `Headline` on main (the `run` summary) picks, so the page and the terminal name the same month.
+///
+/// Only CSV cells are shown (rates per platform and per product, as the CSV has them), plus MRR per currency as
+/// the exact sum of its rows; no figure here is a ratio recomputed from sums.
 struct HTMLHeadline: Sendable {
     let sections: HTMLSections
     /// `YYYY-MM`.
@@ -14,11 +18,12 @@ struct HTMLHeadline: Sendable {
         month = Self.lastCompleteMonth(asOf: asOf, timeZone: timeZone)
     }
 
-    /// `YYYY-MM` of the month before the one holding `asOf` (ms UTC) in `timeZone`.
+    /// `YYYY-MM` of the month before the one holding `asOf + 1 ms` (ms UTC) in `timeZone`.
     static func lastCompleteMonth(asOf: Millis, timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(asOf) / 1000))
+        let next = asOf == Millis.max ? asOf : asOf + 1
+        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(next) / 1000))
         let index = (parts.year ?? 1970) * 12 + (parts.month ?? 1) - 2
         let year = index >= 0 ? index / 12 : (index - 11) / 12
         let monthOfYear = index - year * 12 + 1
@@ -30,7 +35,7 @@ struct HTMLHeadline: Sendable {
         let subscriptions = sections.subscriptions
         guard let total = subscriptions.filter(["month": month, "platform": "all", "product_id": "all"]).first else {
             return "<section class=\"headline\" id=\"headline\"><h2>Last complete month</h2><p class=\"no-data\">No complete month:"
-                + " the reports have no rows for " + HTMLText.escape(month) + ", the last month that ended before the as-of time.</p></section>"
+                + " the reports have no rows for " + HTMLText.escape(month) + ", the last month over by the as-of time.</p></section>"
         }
         var out = "<section class=\"headline\" id=\"headline\" data-month=\"\(HTMLText.escape(month))\"><h2>"
             + HTMLText.escape("Last complete month: " + month) + "</h2><dl>"

@@ -323,13 +323,13 @@ private enum HTMLKeyCount {
         #expect(pageFigures(html).isEmpty)
     }
 
-    /// examples.md at as-of 2024-04-30T23:59:59.999Z: April has not ended, so the headline is March's.
+    /// examples.md's rows with the page rendered as of mid-April: the headline is March's, every figure a CSV cell.
     @Test func headlineIsTheLastCompleteMonth() throws {
         let tables = try WorkedExample.tables()
         let html = HTMLReport.render(tables, ingest: IngestStatistics(files: 2, read: 30, used: 28, duplicate: 1, excluded: 0, quarantined: 1),
-                                     asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+                                     asOf: at(2024, 4, 15, 12), timeZone: Self.zone, generatedBy: "x")
         #expect(html.contains("<h2>Last complete month: 2024-03</h2>"))
-        #expect(html.contains("<time id=\"as-of\" datetime=\"2024-04-30T23:59:59.999Z\">2024-04-30T23:59:59.999Z</time>"))
+        #expect(html.contains("<time id=\"as-of\" datetime=\"2024-04-15T12:00:00.000Z\">2024-04-15T12:00:00.000Z</time>"))
         #expect(html.contains("<span id=\"records-quarantined\" class=\"warn\">1 quarantined</span>"))
         let start = try #require(html.range(of: "id=\"headline\""))
         let headline = pageFigures(html[start.lowerBound...].components(separatedBy: "</section>")[0])
@@ -355,15 +355,30 @@ private enum HTMLKeyCount {
         #expect(usdMarch.first?.attributes["data-sum"] != nil)
     }
 
-    /// The last complete month in the reporting time zone: 2024-03-01T00:00Z is still February in New York,
-    /// and an as-of of exactly the first instant of a month makes the month before complete.
+    /// A month is complete once its last millisecond is at or before the (inclusive) as-of time, in the reporting
+    /// time zone: examples.md's as-of 2024-04-30T23:59:59.999Z completes April; one millisecond earlier it does not;
+    /// 2024-03-01T00:00Z is still February in New York.
     @Test func lastCompleteMonthFollowsTheTimeZone() throws {
         let tables = try WorkedExample.tables()
+        func month(_ asOf: Millis, _ zone: TimeZone) -> String? {
+            let page = HTMLReport.render(tables, ingest: IngestStatistics(), asOf: asOf, timeZone: zone, generatedBy: "x")
+            return page.range(of: "Last complete month: ").map { String(page[$0.upperBound...].prefix(7)) }
+                ?? (page.contains("No complete month") ? "none" : nil)
+        }
         let newYork = try #require(TimeZone(identifier: "America/New_York"))
-        let page = HTMLReport.render(tables, ingest: IngestStatistics(), asOf: at(2024, 3, 1), timeZone: newYork, generatedBy: "x")
-        #expect(page.contains("Last complete month: 2024-01"))
-        let utcPage = HTMLReport.render(tables, ingest: IngestStatistics(), asOf: at(2024, 3, 1), timeZone: Self.zone, generatedBy: "x")
-        #expect(utcPage.contains("Last complete month: 2024-02"))
+        #expect(month(WorkedExample.asOf, Self.zone) == "2024-04")
+        #expect(month(WorkedExample.asOf - 1, Self.zone) == "2024-03")
+        #expect(month(at(2024, 3, 1), Self.zone) == "2024-02")
+        #expect(month(at(2024, 3, 1), newYork) == "2024-01")
+        #expect(month(at(2024, 3, 1, 4, 59, 59, ms: 999), newYork) == "2024-02")
+        // April's headline: nobody active at the end, both churned; no episode or trial started in April.
+        let april = HTMLReport.render(tables, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        let start = try #require(april.range(of: "id=\"headline\""))
+        let figures = pageFigures(april[start.lowerBound...].components(separatedBy: "</section>")[0])
+        #expect(figures.map { "\($0.attributes["data-col"] ?? "") \($0.attributes["data-key-currency"] ?? "") \($0.text)" }
+                == ["active_end  0", "mrr_end USD 0.00", "churn_rate  1.000000", "net_churn_rate  1.000000"])
+        #expect(april.contains("<dt>Billing-issue recovery rate</dt><dd class=\"none\">none this month</dd>"))
+        #expect(month(at(2023, 12, 31), Self.zone) == "none")
     }
 
     /// The rendered page and the CSV files side by side, as `report` writes them: the input of
