@@ -1,0 +1,62 @@
+@testable import Reporting
+import Testing
+
+/// The small pieces the page is built from: exact decimal sums, escaping, axes.
+@Suite struct HTMLPartsTests {
+    /// Money totals are exact: summed as scaled integers, written like the CSV writes money.
+    @Test func decimalSums() {
+        #expect(HTMLDecimal.sum(["4.99", "-1.00", "480.00"], places: 2) == "483.99")
+        #expect(HTMLDecimal.sum(["0.10", "0.20"], places: 2) == "0.30")  // 0.1 + 0.2 in binary floating point is not 0.3
+        #expect(HTMLDecimal.sum([], places: 2) == "0.00")
+        #expect(HTMLDecimal.sum(["-0.50"], places: 2) == "-0.50")
+        #expect(HTMLDecimal.sum(["0.5", "7"], places: 2) == "7.50")
+        #expect(HTMLDecimal.sum(["3", "12"], places: 0) == "15")
+        #expect(HTMLDecimal.sum(["-4.99", "4.99"], places: 2) == "0.00")
+        // Not a plain decimal with at most `places` decimals, or too large: no figure rather than a wrong one.
+        #expect(HTMLDecimal.sum(["1.234"], places: 2) == nil)
+        #expect(HTMLDecimal.sum([""], places: 2) == nil)
+        #expect(HTMLDecimal.sum(["1e3"], places: 2) == nil)
+        #expect(HTMLDecimal.sum(["1."], places: 2) == nil)
+        #expect(HTMLDecimal.sum(["92233720368547758.07", "0.01"], places: 2) == nil)
+    }
+
+    @Test func escaping() {
+        #expect(HTMLText.escape(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        #expect(HTMLText.escape("tab\tline\nnul\u{0}esc\u{1B}c1\u{85}") == "tab\tline\nnul\u{FFFD}esc\u{FFFD}c1\u{FFFD}")
+        #expect(HTMLText.escape("プレミアム €") == "プレミアム €")
+        #expect(HTMLSource.cell("revenue_monthly", [("product_id", "a\"b")], "gross").attributes
+                == #" data-table="revenue_monthly" data-key-product-id="a&quot;b" data-col="gross""#)
+        #expect(HTMLSource.sum("revenue_monthly", where: [], "mrr_end").attributes
+                == #" data-table="revenue_monthly" data-col="mrr_end" data-sum="""#)
+    }
+
+    /// Axes start and end on round numbers, include zero, and count in whole steps for counts.
+    @Test func axes() {
+        let counts = HTMLAxis(values: [0, 3, 17], integer: true, top: 0, bottom: 100)
+        #expect(counts.ticks == [0, 5, 10, 15, 20])
+        let small = HTMLAxis(values: [0, 1, 2], integer: true, top: 0, bottom: 100)
+        #expect(small.step == 1 && small.ticks.last == 2)
+        let rates = HTMLAxis(values: [0.02, 0.31, -0.05], integer: false, top: 0, bottom: 100)
+        #expect(rates.low < 0 && rates.high >= 0.31 && rates.step == 0.1)
+        #expect(rates.y(rates.low) == 100 && rates.y(rates.high) == 0)
+        let flat = HTMLAxis(values: [0, 0], integer: true, top: 0, bottom: 100)
+        #expect(flat.high > flat.low)
+        #expect(HTMLText.tick(0.15000000000000002, step: 0.05) == "0.15")
+        #expect(HTMLText.tick(-0.0, step: 0.1) == "0.0")
+        #expect(HTMLText.tick(20000, step: 5000) == "20000")
+    }
+
+    /// Gaps between months draw as months (zero revenue), not squeezed out.
+    @Test func monthRanges() {
+        #expect(HTMLSections.monthRange(["2024-02", "2023-11"]) == ["2023-11", "2023-12", "2024-01", "2024-02"])
+        #expect(HTMLSections.monthRange(["2024-02", "garbage"]) == ["2024-02", "garbage"])
+    }
+
+    @Test func heatMapColours() {
+        #expect(HTMLHeatMap.colour(0) == "#F7FBFF")
+        #expect(HTMLHeatMap.colour(0.5) == "#6BAED6")
+        #expect(HTMLHeatMap.colour(1) == "#08306B")
+        #expect(HTMLHeatMap.colour(7) == "#08306B")
+        #expect(HTMLHeatMap.colour(.nan) == "#F7FBFF")
+    }
+}
