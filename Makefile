@@ -4,7 +4,7 @@ RELEASE  := .build/release/subledger
 SAMPLE   := sample-data
 REPORTS  := Reports
 
-.PHONY: all setup build run test bench sample-data clean
+.PHONY: all setup build run test bench browser-check sample-data clean
 
 all: build
 
@@ -30,13 +30,18 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Opens Reports/report.html in headless Chromium (installed when missing): screenshot, rendered DOM, and a
+# check that every chart is there and every number on the page equals its CSV cell.
+browser-check: run
+	./scripts/browser-check.sh $(REPORTS)
+
 bench: build
 	./scripts/bench.sh
 
 # Regenerates the committed sample data from its fixed seed.
 sample-data: build
 	rm -rf $(SAMPLE)/archives $(SAMPLE)/truth.json $(SAMPLE)/prices.csv $(SAMPLE)/apple-root.der
-	$(RELEASE) simulate --out $(SAMPLE) --subscribers 400 --months 18 --seed 20240101
+	$(RELEASE) simulate --out $(SAMPLE) --subscribers 200 --months 18 --seed 20240101
 
 clean:
 	rm -rf .build $(REPORTS)/*.csv $(REPORTS)/*.json $(REPORTS)/*.html $(REPORTS)/*.sqlite*

@@ -115,6 +115,10 @@ public struct ReportJob {
             files.append(("summary.json", SummaryJSON.render(tables, ingest: ingest, asOf: asOf, timeZone: settings.timeZone,
                                                              generatedBy: settings.generatedBy)))
         }
+        if settings.formats.contains(.html) {
+            files.append(("report.html", HTMLReport.render(tables, ingest: ingest, asOf: asOf, timeZone: settings.timeZone,
+                                                           generatedBy: settings.generatedBy)))
+        }
         return files
     }
 }
