@@ -1,15 +1,26 @@
+import AppStore
 import Facts
 import Foundation
 import Ingest
 import Ledger
+import PlayStore
 
-/// Turns one parsed record into what it states. The CLI builds it from the two store translators,
-/// dispatching on `record.source.platform`; tests can build facts directly.
+/// Turns one parsed record into what it states: the translate stage between the readers and the ledger.
 public struct RecordTranslator: Sendable {
     public var translate: @Sendable (ParsedRecord) -> Translation
 
     public init(translate: @escaping @Sendable (ParsedRecord) -> Translation) {
         self.translate = translate
+    }
+
+    /// Both stores' translators, each record going to the store its source names.
+    public static func stores(apple: AppStoreTranslator, google: PlayStoreTranslator) -> RecordTranslator {
+        RecordTranslator { record in
+            switch record.source.platform {
+            case .apple: apple.translate(record)
+            case .google: google.translate(record)
+            }
+        }
     }
 }
 

@@ -37,13 +37,7 @@ struct IngestOptions: ParsableArguments {
         } catch {
             throw CommandFailure.usage("--apple-root-ca: \(error.description)")
         }
-        let google = PlayStoreTranslator(packageNames: Set(packageNames))
-        return RecordTranslator { record in
-            switch record.source.platform {
-            case .apple: apple.translate(record)
-            case .google: google.translate(record)
-            }
-        }
+        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames)))
     }
 
     /// The DER certificates in a root file: the bytes themselves, or every PEM `CERTIFICATE` block.

@@ -12,13 +12,7 @@ enum IngestFixtures {
     /// The translator the CLI builds: both real store translators, dispatching on the platform.
     static func translator() throws -> RecordTranslator {
         let apple = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [])
-        let google = PlayStoreTranslator(packageNames: ["com.example.app"])
-        return RecordTranslator { record in
-            switch record.source.platform {
-            case .apple: apple.translate(record)
-            case .google: google.translate(record)
-            }
-        }
+        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: ["com.example.app"]))
     }
 
     /// `purchases.subscriptions.get` (v1) for token `n`, renewal `renewal`, logged with its context.
@@ -79,7 +73,7 @@ enum IngestFixtures {
 }
 
 /// A fresh directory per test, removed when released.
-final class IngestTemporaryDirectory {
+final class TemporaryDirectory {
     let path: String
 
     init() throws {

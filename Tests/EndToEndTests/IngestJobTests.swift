@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func everyRecordEndsInExactlyOnePlace() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let input = directory.file("play.ndjson")
         try IngestFixtures.write(IngestFixtures.lines(0..<1000), to: input)
         let statistics = try job(directory.file("l.sqlite")).run(inputs: [input])
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func reIngestOfAnUnchangedFileIsSkipped() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let input = directory.file("play.ndjson")
         try IngestFixtures.write(IngestFixtures.lines(0..<50), to: input)
         let database = directory.file("l.sqlite")
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func theSameRecordInTwoFilesIsStoredOnce() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let lines = IngestFixtures.lines(0..<20)
         try IngestFixtures.write(lines, to: directory.file("a.ndjson"))
         try IngestFixtures.write(Array(lines.reversed()), to: directory.file("b.jsonl"))
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func aChangedFileAddsOnlyItsNewRecords() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let input = directory.file("play.ndjson")
         let database = directory.file("l.sqlite")
         try IngestFixtures.write(IngestFixtures.lines(0..<30), to: input)
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func twoOrdersOfTheSameInputsGiveEqualLedgers() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let files = ["1.ndjson", "2.ndjson", "3.ndjson"].map(directory.file)
         try IngestFixtures.write(IngestFixtures.lines(0..<40), to: files[0])
         try IngestFixtures.write(IngestFixtures.lines(20..<60), to: files[1])
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func aMissingInputIsAnInputError() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         #expect {
             try job(directory.file("l.sqlite")).run(inputs: [directory.file("missing.ndjson")])
         } throws: { error in
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func aTruncatedGzipKeepsTheRecordsBeforeTheDamageAndReportsIt() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let input = directory.file("cut.ndjson.gz")
         // gzip of stored (uncompressed) deflate blocks, one block per five tokens (complete lines), cut inside the
         // third block: as a log shipper's file looks when the copy was interrupted.

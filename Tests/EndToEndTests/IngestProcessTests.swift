@@ -21,15 +21,15 @@ struct SubledgerProcess {
     }
 
     /// Starts the binary with `arguments`; output goes to files in `directory` so that no pipe can fill up.
-    static func start(_ arguments: [String], in directory: IngestTemporaryDirectory, tag: String) throws -> (Process, () -> Result) {
+    static func start(_ arguments: [String], in directory: TemporaryDirectory, tag: String) throws -> (Process, () -> Result) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let outPath = directory.file("\(tag).out")
         let errPath = directory.file("\(tag).err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: outPath)
         process.standardError = FileHandle(forWritingAtPath: errPath)
         try process.run()
@@ -40,7 +40,7 @@ struct SubledgerProcess {
         })
     }
 
-    static func run(_ arguments: [String], in directory: IngestTemporaryDirectory, tag: String = "run") throws -> Result {
+    static func run(_ arguments: [String], in directory: TemporaryDirectory, tag: String = "run") throws -> Result {
         let (_, wait) = try start(arguments, in: directory, tag: tag)
         return wait()
     }
@@ -48,7 +48,7 @@ struct SubledgerProcess {
 
 @Suite(.serialized) struct IngestProcessTests {
     @Test func exitCodesFollowTheCommandLineContract() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         try IngestFixtures.write(IngestFixtures.lines(0..<10), to: directory.file("clean.ndjson"))
         try IngestFixtures.write(IngestFixtures.lines(995..<1000), to: directory.file("with-garbage.ndjson"))
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: directory.file("root.pem")))
@@ -90,7 +90,7 @@ struct SubledgerProcess {
     /// Kills the real binary with SIGKILL at random moments, re-runs it to completion, and expects exactly
     /// the ledger of an uninterrupted run: nothing lost, nothing doubled.
     @Test func aKilledIngestCompletesOnReRunWithNothingLostOrDoubled() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         var inputs: [String] = []
         for part in 0..<4 {
             let name = "part-\(part).ndjson"
@@ -131,7 +131,7 @@ struct SubledgerProcess {
     /// Two ingests on one database at once: the second waits for the first (or, past its bound, exits 3 with
     /// the message); either way the database ends consistent and complete.
     @Test func twoConcurrentIngestsOnOneDatabaseDoNotCorruptIt() throws {
-        let directory = try IngestTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         try IngestFixtures.write(IngestFixtures.lines(0..<3000), to: directory.file("a.ndjson"))
         try IngestFixtures.write(IngestFixtures.lines(2000..<5000), to: directory.file("b.ndjson"))
         let (_, waitFirst) = try SubledgerProcess.start(["ingest", "--db", "shared.sqlite", "a.ndjson", "b.ndjson"], in: directory, tag: "first")

@@ -11,15 +11,15 @@ import Testing
 struct SimulatedTruthTests {
     @Test(arguments: [UInt64(11), 2024, 777])
     func reportsMatchTheSimulatedTruth(seed: UInt64) throws {
-        let directory = try Workspace.temporaryDirectory("truth-\(seed)")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let workspace = try TemporaryDirectory()
+        let directory = workspace.path
         try Simulation(subscribers: 120, months: 12, seed: seed).write(to: directory)
         let truth = try Truth(path: "\(directory)/truth.json")
         let database = "\(directory)/ledger.sqlite"
 
-        let ingest = try Subprocess.run(["ingest", "--json", "--db", database, "--apple-root-ca", "\(directory)/apple-root.der",
+        let ingest = try SubledgerProcess.run(["ingest", "--json", "--db", database, "--apple-root-ca", "\(directory)/apple-root.der",
                                          "--bundle-id", "com.example.subledger", "--package-name", "com.example.subledger",
-                                         "\(directory)/archives"])
+                                         "\(directory)/archives"], in: workspace, tag: "ingest")
         #expect(ingest.status == 1, "the simulated noise is quarantined, so ingest exits 1: \(ingest.stderr)")
         let counts = try Truth.object(ingest.stdout)
         let records = counts["records"] as? [String: Any] ?? [:]
@@ -36,9 +36,9 @@ struct SimulatedTruthTests {
 
         for scenario in truth.scenarios {
             let out = "\(directory)/reports-\(scenario.name)"
-            let report = try Subprocess.run(["report", "--db", database, "--out", out, "--as-of", scenario.asOf,
+            let report = try SubledgerProcess.run(["report", "--db", database, "--out", out, "--as-of", scenario.asOf,
                                              "--timezone", scenario.timeZone, "--prices", "\(directory)/prices.csv",
-                                             "--format", "csv,json"])
+                                             "--format", "csv,json"], in: workspace, tag: "report-\(scenario.name)")
             try #require(report.status == 0, "report failed: \(report.stderr)")
             var differences: [String] = []
             for (table, expectedRows) in scenario.tables.sorted(by: { $0.key < $1.key }) {
