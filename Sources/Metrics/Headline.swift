@@ -4,14 +4,13 @@ import Foundation
 /// The figures of the last complete month that people look at first (the `run` summary, the HTML header),
 /// taken from the report's own rows so they are the same numbers as in the CSV files.
 public struct Headline: Sendable, Hashable {
-    /// `YYYY-MM` of the last month whose end is at or before the as-of time (in the reporting time zone),
-    /// the as-of month included when as-of is its last millisecond.
+    /// `YYYY-MM`: see ``ReportTables/lastCompleteMonth(asOf:timeZone:)``.
     public var month: String
     /// The `all`/`all` row of `subscriptions_monthly` for ``month``.
     public var subscriptions: SubscriptionsMonthlyRow
     /// The `(platform, all)` rows, by platform.
     public var byPlatform: [SubscriptionsMonthlyRow]
-    /// `mrr_end` summed over products, per currency (sorted by currency; unknown currency left out).
+    /// `mrr_end` cells summed over products, per currency (sorted by currency; unknown currency left out).
     public var mrrByCurrency: [CurrencyAmount]
     /// Billing-issue episodes that started in ``month`` (both platforms): recovered / (recovered + lost).
     public var recoveryRate: Ratio
@@ -26,23 +25,29 @@ public struct Headline: Sendable, Hashable {
 }
 
 extension ReportTables {
-    /// The headline figures of the last complete month, or `nil` when no month is complete by `asOf`.
-    public func headline(asOf: Millis, timeZone: TimeZone) -> Headline? {
+    /// `YYYY-MM` of the last calendar month of `timeZone` that is over by `asOf` (ms, UTC). The as-of time is
+    /// inclusive (events at it count), so a month is complete when its last millisecond is at or before it:
+    /// an as-of of 2024-04-30T23:59:59.999Z completes April in UTC.
+    public static func lastCompleteMonth(asOf: Millis, timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let instant = Date(timeIntervalSince1970: Double(asOf + 1) / 1000)
-        guard let monthStart = calendar.dateInterval(of: .month, for: instant)?.start,
-              let previous = calendar.date(byAdding: .month, value: -1, to: monthStart) else { return nil }
-        let components = calendar.dateComponents([.year, .month], from: previous)
-        guard let year = components.year, let number = components.month else { return nil }
-        let month = String(format: "%04d-%02d", year, number)
+        let next = asOf == Millis.max ? asOf : asOf + 1
+        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(next) / 1000))
+        return MonthTable.label((parts.year ?? 1970) * 12 + (parts.month ?? 1) - 2)
+    }
+
+    /// The headline figures of the last complete month, or `nil` when no month is complete by `asOf`.
+    public func headline(asOf: Millis, timeZone: TimeZone) -> Headline? {
+        let month = Self.lastCompleteMonth(asOf: asOf, timeZone: timeZone)
         guard let total = subscriptionsMonthly.first(where: { $0.month == month && $0.platform == "all" && $0.productId == "all" })
         else { return nil }
         let platforms = subscriptionsMonthly.filter { $0.month == month && $0.platform != "all" && $0.productId == "all" }
-        var mrr: [String: Money] = [:]
+        // The sum of the written (rounded) cells, so that it equals what an analyst adds up in the CSV.
+        var mrrCents: [String: Int64] = [:]
         for row in revenueMonthly where row.month == month && !row.currency.isEmpty {
-            mrr[row.currency] = mrr[row.currency].map { $0.adding(row.mrrEnd) } ?? row.mrrEnd
+            mrrCents[row.currency, default: 0] += row.mrrEnd.cents
         }
+        let mrr = mrrCents.mapValues { Money(micros: $0 * 10_000) }
         let grace = graceRecovery.filter { $0.month == month }
         let recovered = grace.reduce(0) { $0 + $1.recovered }
         let lost = grace.reduce(0) { $0 + $1.lost }
@@ -55,16 +60,5 @@ extension ReportTables {
                         },
                         recoveryRate: Ratio(recovered, recovered + lost),
                         trialConversion: Ratio(converted, converted + abandoned))
-    }
-}
-
-extension Money {
-    /// The exact sum of two amounts of one currency, whatever fraction of a micro each counts in.
-    func adding(_ other: Money) -> Money {
-        if unitsPerMicro == other.unitsPerMicro {
-            return Money(units: FullWidth.add(units, other.units), unitsPerMicro: unitsPerMicro)
-        }
-        return Money(units: FullWidth.add(FullWidth.multiplyDivideRounded(units, other.unitsPerMicro, 1), FullWidth.multiplyDivideRounded(other.units, unitsPerMicro, 1)),
-                     unitsPerMicro: unitsPerMicro * other.unitsPerMicro)
     }
 }

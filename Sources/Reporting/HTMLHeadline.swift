@@ -1,10 +1,9 @@
 import Facts
 import Foundation
+import Metrics
 
-/// The headline figures of the last complete month: the latest calendar month of the reporting time zone that is
-/// over by the as-of time. The as-of time is inclusive (events at it count), so a month is complete when its last
-/// millisecond is at or before it: an as-of of 2024-04-30T23:59:59.999Z completes April in UTC. This is the
-/// month `Headline` on main (the `run` summary) picks, so the page and the terminal name the same month.
+/// The headline figures of the last complete month (`ReportTables.lastCompleteMonth`, the month the `run`
+/// summary names too).
 ///
 /// Only CSV cells are shown (rates per platform and per product, as the CSV has them), plus MRR per currency as
 /// the exact sum of its rows; no figure here is a ratio recomputed from sums.
@@ -15,20 +14,7 @@ struct HTMLHeadline: Sendable {
 
     init(_ sections: HTMLSections, asOf: Millis, timeZone: TimeZone) {
         self.sections = sections
-        month = Self.lastCompleteMonth(asOf: asOf, timeZone: timeZone)
-    }
-
-    /// `YYYY-MM` of the month before the one holding `asOf + 1 ms` (ms UTC) in `timeZone`.
-    static func lastCompleteMonth(asOf: Millis, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let next = asOf == Millis.max ? asOf : asOf + 1
-        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(next) / 1000))
-        let index = (parts.year ?? 1970) * 12 + (parts.month ?? 1) - 2
-        let year = index >= 0 ? index / 12 : (index - 11) / 12
-        let monthOfYear = index - year * 12 + 1
-        let yearText = String(year)
-        return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + (monthOfYear < 10 ? "-0" : "-") + String(monthOfYear)
+        month = ReportTables.lastCompleteMonth(asOf: asOf, timeZone: timeZone)
     }
 
     func html() -> String {

@@ -15,7 +15,7 @@ public enum SummaryJSON {
                               generatedBy: String) -> String {
         var out = "{\n"
         out += "  \"as_of\": " + JSONText.string(Timestamp.rfc3339(asOf)) + ",\n"
-        out += "  \"timezone\": " + JSONText.string(timeZone.identifier) + ",\n"
+        out += "  \"timezone\": " + JSONText.string(timeZone.reportName) + ",\n"
         out += "  \"generated_by\": " + JSONText.string(generatedBy) + ",\n"
         out += "  \"ingest\": " + ingestObject(ingest)
         for table in tables.texts {

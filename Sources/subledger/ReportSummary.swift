@@ -4,17 +4,17 @@ import Pipeline
 
 extension ReportJob.Outcome {
     /// What `report` and `run` print on stdout: where the files are and the last complete month's headline.
-    func summaryText(timeZone: TimeZone, directory: String) -> String {
+    func summaryText(timeZone: TimeZone, zoneName: String, directory: String) -> String {
         var lines = ["reports written to \(directory)/: " + files.joined(separator: ", ")]
         let asOfText = Date(timeIntervalSince1970: Double(asOf) / 1000).formatted(.iso8601.year().month().day()
             .time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         guard let headline = tables.headline(asOf: asOf, timeZone: timeZone) else {
-            lines.append("as of \(asOfText) (\(timeZone.identifier)): no complete month yet")
+            lines.append("as of \(asOfText) (\(zoneName)): no complete month yet")
             return lines.joined(separator: "\n")
         }
         let total = headline.subscriptions
         let platforms = headline.byPlatform.map { "\($0.platform) \($0.activeEnd)" }.joined(separator: ", ")
-        lines.append("as of \(asOfText) (\(timeZone.identifier)); last complete month \(headline.month):")
+        lines.append("as of \(asOfText) (\(zoneName)); last complete month \(headline.month):")
         lines.append("  active subscriptions at month end: \(total.activeEnd) (\(platforms))")
         lines.append("  churned: \(total.churned) of \(total.activeStart) active at the start; churn rate \(rate(total.churnRate)), net churn rate \(rate(total.netChurnRate))")
         lines.append("  billing-issue recovery rate: \(rate(headline.recoveryRate)) (\(headline.recoveryRate.numerator) recovered of \(headline.recoveryRate.denominator) ended)")

@@ -23,7 +23,7 @@ struct RunCommand: ParsableCommand {
         let job = try report.makeJob()
         let statistics = try IngestCommand.ingest(ledger: ledger, options: options, json: false)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
-        print(outcome.summaryText(timeZone: try report.timeZoneValue(), directory: report.out))
+        print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
         if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
     }
 }
