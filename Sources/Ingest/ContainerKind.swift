@@ -12,8 +12,8 @@ indirect enum ContainerKind: Sendable, Hashable {
     case gzip(ContainerKind)
     /// `.tar`; `.tar.gz` and `.tgz` are `.gzip(.tar)`.
     case tar
-    /// `.zip`: a file on disk is read through its central directory (``ZipReader``); a zip inside another
-    /// archive or a gzip is streamed from its local headers (``ZipStreamStage``).
+    /// `.zip`: a file on disk, read through its central directory (``ZipReader``, ZIPFoundation). A zip inside
+    /// another archive or a gzip is reported as damage.
     case zip
 
     /// The kind for a file or member name; `nil` when the name has no supported extension.

@@ -274,37 +274,18 @@ import Testing
         #expect(result.damages == [Damage(file: path, offset: 0, reason: "member notes.md: unsupported file type")])
     }
 
-    @Test func zipInsideTarIsStreamedFromItsLocalHeaders() throws {
+    @Test func zipInsideTarIsReportedAndTheOtherMembersAreRead() throws {
         let folder = try TemporaryFolder()
-        let zipPath = folder.path + "/made-by-zipfoundation.zip"
-        try ZipBuilder.write(zipPath, members: [("a.ndjson", Array(Self.ndjson.utf8)), ("b.json.gz", try GzipWriter.gzip(Self.lines[1]))])
-        let zipFoundationBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: zipPath)))
-        let streamed = try StreamingZipBuilder.archive([
-            .deflatedWithDescriptor("logs/c.ndjson", Array(Self.ndjson.utf8)),
-            .stored("logs/d.json", Array(("[" + Self.lines[2] + "]").utf8)),
-            .stored("logs/notes.txt", Array("x".utf8)),
-        ])
-        let tar = TarBuilder.archive([.file("one.zip", zipFoundationBytes), .file("two.zip", streamed)])
+        let zipPath = folder.path + "/inner.zip"
+        try ZipBuilder.write(zipPath, members: [("a.ndjson", Array(Self.ndjson.utf8))])
+        let zipBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: zipPath)))
+        let tar = TarBuilder.archive([.file("inner.zip", zipBytes), .file("after.ndjson", Array((Self.lines[0] + "\n").utf8))])
         let path = try folder.write("zips.tar", tar)
         let result = try readAll(path)
-        #expect(result.texts == Self.lines + [Self.lines[1]] + Self.lines + [Self.lines[2]])
-        #expect(result.members == ["one.zip!a.ndjson", "one.zip!a.ndjson", "one.zip!a.ndjson", "one.zip!b.json.gz",
-                                   "two.zip!logs/c.ndjson", "two.zip!logs/c.ndjson", "two.zip!logs/c.ndjson", "two.zip!logs/d.json"])
-        #expect(result.damages.map(\.reason) == ["member two.zip!logs/notes.txt: unsupported file type"])
-    }
-
-    @Test func cutZipInsideTarKeepsItsEarlierEntries() throws {
-        let folder = try TemporaryFolder()
-        let streamed = try StreamingZipBuilder.archive([
-            .stored("a.ndjson", Array(Self.ndjson.utf8)),
-            .deflatedWithDescriptor("b.ndjson", Array(Self.ndjson.utf8)),
-        ])
-        let cut = Array(streamed.prefix(30 + 8 + Self.ndjson.utf8.count + 40))
-        let tar = TarBuilder.archive([.file("cut.zip", cut), .file("after.ndjson", Array((Self.lines[0] + "\n").utf8))])
-        let result = try readAll(try folder.write("t.tar", tar))
-        #expect(result.members == ["cut.zip!a.ndjson", "cut.zip!a.ndjson", "cut.zip!a.ndjson", "after.ndjson"])
+        #expect(result.members == ["after.ndjson"])
+        #expect(result.texts == [Self.lines[0]])
         #expect(result.damages.count == 1)
-        #expect(result.damages.first?.reason == "member cut.zip: zip cut.zip cut off in entry b.ndjson")
+        #expect(result.damages.first?.reason.contains("inner.zip: a zip inside another archive is not read") == true)
     }
 
     @Test func corruptZipMemberIsDamageAndTheOtherMembersAreRead() throws {
