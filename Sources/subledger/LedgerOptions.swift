@@ -38,8 +38,8 @@ extension IngestStatistics {
             .object(JSONObject([("file", .string(damage.file)), ("offset", .number(String(damage.offset))),
                                 ("reason", .string(damage.reason))]))
         }))
-        object.append("first_event_at", firstEventAt.map { .string(Self.rfc3339($0)) } ?? .null)
-        object.append("last_event_at", lastEventAt.map { .string(Self.rfc3339($0)) } ?? .null)
+        object.append("first_event_at", firstEventAt.map { .string(Timestamp.rfc3339($0)) } ?? .null)
+        object.append("last_event_at", lastEventAt.map { .string(Timestamp.rfc3339($0)) } ?? .null)
         return object
     }
 
@@ -54,7 +54,7 @@ extension IngestStatistics {
             lines.append("damaged: \(damage.file) at byte \(damage.offset): \(damage.reason) (records before it were read)")
         }
         if let firstEventAt, let lastEventAt {
-            lines.append("events: \(Self.rfc3339(firstEventAt)) to \(Self.rfc3339(lastEventAt))")
+            lines.append("events: \(Timestamp.rfc3339(firstEventAt)) to \(Timestamp.rfc3339(lastEventAt))")
         }
         return lines
     }
@@ -65,34 +65,5 @@ extension IngestStatistics {
 
     private static func listing(_ counts: [String: Int]) -> String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-    }
-
-    /// ms UTC → `2024-03-01T12:00:00.000Z`.
-    static func rfc3339(_ millis: Millis) -> String {
-        let days = millis.floorDivided(by: 86_400_000)
-        let msOfDay = millis - days * 86_400_000
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm), proleptic Gregorian, UTC.
-        let z = days + 719_468
-        let era = z.floorDivided(by: 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
-            + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
-    }
-}
-
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }

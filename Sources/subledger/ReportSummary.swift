@@ -1,3 +1,4 @@
+import Facts
 import Foundation
 import Metrics
 import Pipeline
@@ -6,8 +7,7 @@ extension ReportJob.Outcome {
     /// What `report` and `run` print on stdout: where the files are and the last complete month's headline.
     func summaryText(timeZone: TimeZone, zoneName: String, directory: String) -> String {
         var lines = ["reports written to \(directory)/: " + files.joined(separator: ", ")]
-        let asOfText = Date(timeIntervalSince1970: Double(asOf) / 1000).formatted(.iso8601.year().month().day()
-            .time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        let asOfText = Timestamp.rfc3339(asOf)
         guard let headline = tables.headline(asOf: asOf, timeZone: timeZone) else {
             lines.append("as of \(asOfText) (\(zoneName)): no complete month yet")
             return lines.joined(separator: "\n")

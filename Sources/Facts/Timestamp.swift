@@ -1,9 +1,7 @@
-import Facts
-
 /// RFC 3339 text of an instant, computed with integer civil-date arithmetic (no formatter, no locale).
-enum Timestamp {
+public enum Timestamp {
     /// `2024-04-30T23:59:59.999Z`: UTC with milliseconds.
-    static func rfc3339(_ instant: Millis) -> String {
+    public static func rfc3339(_ instant: Millis) -> String {
         let dayMillis: Int64 = 86_400_000
         let days = instant >= 0 ? instant / dayMillis : (instant - dayMillis + 1) / dayMillis
         let ms = instant - days * dayMillis
