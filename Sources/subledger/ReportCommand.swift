@@ -58,9 +58,14 @@ struct ReportArguments: ParsableArguments {
     func validate() throws {
         if currency != nil, fxRates == nil { throw ValidationError("--currency needs --fx-rates FILE (the rates to convert with)") }
         if fxRates != nil, currency == nil { throw ValidationError("--fx-rates needs --currency X (the reporting currency)") }
-        _ = try formats()
-        _ = try timeZoneValue()
-        _ = try asOfValue()
+        do {
+            _ = try formats()
+            _ = try timeZoneValue()
+            _ = try asOfValue()
+        } catch let failure as CommandFailure {
+            // Thrown from validate(), only a ValidationError becomes a usage error (exit 2) with its message.
+            throw ValidationError(failure.message)
+        }
     }
 
     func timeZoneValue() throws -> TimeZone {
@@ -94,8 +99,16 @@ struct ReportArguments: ParsableArguments {
 
     /// Reads the configuration files and builds the job; a bad file is a usage error (exit 2) naming the line.
     func makeJob() throws -> ReportJob {
-        let priceList = try prices.map { path in try PriceList(csv: readConfiguration(path, what: "price list")) } ?? .empty
-        let rates = try fxRates.map { path in try FXRates(csv: readConfiguration(path, what: "FX rates")) }
+        let priceList = try prices.map { path in
+            do { return try PriceList(csv: readConfiguration(path, what: "price list")) } catch let error as ConfigurationError {
+                throw CommandFailure.usage("--prices \(path): \(error)")
+            }
+        } ?? .empty
+        let rates = try fxRates.map { path in
+            do { return try FXRates(csv: readConfiguration(path, what: "FX rates")) } catch let error as ConfigurationError {
+                throw CommandFailure.usage("--fx-rates \(path): \(error)")
+            }
+        }
         let settings = ReportJob.Settings(asOf: try asOfValue(), timeZone: try timeZoneValue(), prices: priceList,
                                           reportingCurrency: currency?.uppercased(), fxRates: rates,
                                           formats: try formats(), outputDirectory: out,

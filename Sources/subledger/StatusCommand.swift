@@ -9,8 +9,9 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show what has been ingested so far.",
         discussion: """
-        Archives in the ledger, record counts by source and outcome, quarantine by reason, damaged files and \
-        the date range of the events. A summary goes to stderr; --json prints the counts on stdout.
+        Archives in the ledger (listing only those still being read, damaged, or with quarantined records), \
+        record counts by source and outcome, quarantine by reason, damaged files and the date range of the \
+        events, on stdout; --json prints the same as one JSON object instead.
 
         Example:
           subledger status --db ledger.sqlite --json
@@ -35,7 +36,8 @@ struct StatusCommand: ParsableCommand {
         }
         let reading = files.filter { $0.state == .reading }
         var lines = ["ledger \(ledger.path): \(files.count) files (\(files.count - reading.count) done, \(reading.count) reading: in progress or interrupted)"]
-        for file in files {
+        // Only the files that need a look: a nightly log of thousands of archives is read for what went wrong.
+        for file in files where file.state == .reading || file.damage != nil || file.counts.quarantined > 0 {
             let counts = file.counts
             lines.append("  \(file.fingerprint.path): \(file.state.rawValue), \(counts.read) read, \(counts.used) used, "
                          + "\(counts.duplicate) duplicate, \(counts.excluded) excluded, \(counts.quarantined) quarantined")
@@ -44,7 +46,6 @@ struct StatusCommand: ParsableCommand {
             lines.append("source \(source.source): \(source.used) used, \(source.excluded) excluded")
         }
         lines += statistics.summaryLines
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         if json {
             var object = statistics.json
             object.append("files_reading", .number(String(reading.count)))
@@ -53,6 +54,8 @@ struct StatusCommand: ParsableCommand {
                                                     ("excluded", .number(String(source.excluded)))])))
             })))
             print(JSONWriter.compact(.object(object)))
+        } else {
+            print(lines.joined(separator: "\n"))
         }
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Simulator
+import Testing
+
+/// `subledger report` and `run` as users call them: exit codes of cli.md, every file written, and the same
+/// ledger and options giving byte-identical files.
+@Suite(.serialized)
+struct ReportProcessTests {
+    @Test func usageErrorsExitTwoWithAMessageThatSaysWhatToDo() throws {
+        let workspace = try TemporaryDirectory()
+        try Data("platform,product_id,currency,price,duration\napple,weekly,USD,not-a-price,P1W\n".utf8)
+            .write(to: URL(fileURLWithPath: workspace.file("bad-prices.csv")))
+        let cases: [(arguments: [String], message: String)] = [
+            (["report", "--db", "missing.sqlite"], "no ledger database"),
+            (["report", "--timezone", "Mars/Base"], "unknown time zone 'Mars/Base'"),
+            (["report", "--format", "pdf"], "--format 'pdf' is not one of csv, json, html"),
+            (["report", "--currency", "USD"], "--currency needs --fx-rates"),
+            (["report", "--as-of", "yesterday"], "--as-of 'yesterday' is not an RFC 3339 time"),
+            (["run", "--db", "l.sqlite", "no-such-folder"], "no-such-folder"),
+        ]
+        for (arguments, message) in cases {
+            let result = try SubledgerProcess.run(arguments, in: workspace, tag: "usage")
+            #expect(result.status == 2, "\(arguments): exit \(result.status), \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let simulation = workspace.file("sim")
+        try Simulation(subscribers: 20, months: 3, seed: 5).write(to: simulation)
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
+                                     in: workspace, tag: "ingest")
+        let badPrices = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--prices", "bad-prices.csv"], in: workspace, tag: "prices")
+        #expect(badPrices.status == 2)
+        #expect(badPrices.stderr.contains("line 2"), "\(badPrices.stderr)")
+    }
+
+    @Test func runWritesEveryFileAndTheSameLedgerGivesTheSameBytes() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 40, months: 6, seed: 9).write(to: workspace.file("sim"))
+        let run = try SubledgerProcess.run(["run", "--db", "l.sqlite", "--out", "first", "--prices", "sim/prices.csv",
+                                            "--apple-root-ca", "sim/apple-root.der", "sim/archives"], in: workspace, tag: "run")
+        #expect(run.status == 1, "the simulated noise is quarantined: \(run.stderr)")
+        #expect(run.stdout.contains("reports written to first/"))
+        let again = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "second", "--prices", "sim/prices.csv"],
+                                             in: workspace, tag: "report")
+        #expect(again.status == 0, "\(again.stderr)")
+        let names = ["subscriptions_monthly.csv", "revenue_monthly.csv", "retention_cohorts.csv", "trial_conversion.csv",
+                     "grace_recovery.csv", "summary.json", "report.html"]
+        for name in names {
+            let first = FileManager.default.contents(atPath: workspace.file("first/\(name)"))
+            let second = FileManager.default.contents(atPath: workspace.file("second/\(name)"))
+            #expect(first != nil && first == second, "\(name) differs between two reports of one ledger")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.file("first")).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+    }
+}
