@@ -4,7 +4,10 @@ import Facts
 /// statement time is known (``finish(observedAt:)``).
 struct FactList {
     private(set) var facts: [Fact] = []
-    /// The latest instant seen in the payload: the statement time of last resort.
+    /// The latest instant at which the payload says something happened (purchases, changes, cancellations,
+    /// failures): the statement time of last resort. Ends (expiries, grace ends) are left out: they lie in the
+    /// future of the statement, and a statement dated there would win every "later wins" merge and push the
+    /// default as-of time past the data.
     private(set) var latestInstant: Millis?
 
     mutating func add(_ kind: Fact.Kind, subject: String, at: Millis, ref: String? = nil, detail: String? = nil,
@@ -14,7 +17,6 @@ struct FactList {
                           detail: detail, productId: productId, end: end, amountMicros: amountMicros,
                           currency: currency, flags: flags))
         see(at)
-        if let end { see(end) }
     }
 
     /// Notes an instant of the payload for ``latestInstant``.

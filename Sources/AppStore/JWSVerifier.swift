@@ -41,8 +41,10 @@ public struct JWSVerifier: Sendable {
     }
 
     /// Decodes and verifies `text`; returns the decoded JWS only when every check passed.
-    /// - Parameter unsignedDateFallback: the validation time when the payload has no `signedDate` (ms UTC);
-    ///   `nil` means now, as Apple's library does. Apple sends `signedDate` in every payload it signs.
+    /// - Parameter unsignedDateFallback: the validation time when the payload has no `signedDate` (ms UTC), such
+    ///   as the record's `received_at`. With neither, the JWS is rejected: Apple's library would check at "now",
+    ///   but then the same archive would verify today and fail once the leaf expires, and ingest must give the
+    ///   same ledger whenever it runs. Apple sends `signedDate` in every payload it signs.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
     public func verify(_ text: String, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) -> CompactJWS {
         guard let jws = CompactJWS(text) else { throw .malformed("not a compact JWS with JSON header and payload") }
@@ -64,12 +66,10 @@ public struct JWSVerifier: Sendable {
             }
             ders.append(der)
         }
-        let validationTime: Date
-        if let signedDate = jws.payload["signedDate"]?.int64 ?? unsignedDateFallback {
-            validationTime = Date(timeIntervalSince1970: Double(signedDate) / 1000)
-        } else {
-            validationTime = Date()
+        guard let signedAt = jws.payload["signedDate"]?.int64 ?? unsignedDateFallback else {
+            throw .chain("the payload has no signedDate and the record no received_at: no time to check the certificates at")
         }
+        let validationTime = Date(timeIntervalSince1970: Double(signedAt) / 1000)
 
         var hasher = SHA256()
         for der in ders {

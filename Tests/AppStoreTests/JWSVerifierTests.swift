@@ -35,12 +35,21 @@ import Testing
     }
 
     @Test func wrongBundleIsRejectedOnlyWhenBundleIdsAreGiven() throws {
+        // This vector has no signedDate: its chain is checked at the time the backend logged it.
+        let logged = Envelope(receivedAt: 1_681_314_324_000)
         let strict = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"])
-        let wrong = strict.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId")))
+        let wrong = strict.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId"), envelope: logged))
         #expect(wrong.quarantineReason == .wrongBundle)
         let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
         // Its signature is valid; it is a TEST notification.
-        #expect(open.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId"))) == .excluded(.test))
+        #expect(open.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId"), envelope: logged)) == .excluded(.test))
+    }
+
+    @Test func aJWSWithNoTimeToCheckItsChainAtIsRejected() throws {
+        // Checking at "now" would make the outcome depend on the day ingest runs.
+        let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
+        let unlogged = open.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId")))
+        #expect(unlogged.quarantineReason == .badSignature)
     }
 
     @Test func missingX5CIsRejected() throws {
