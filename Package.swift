@@ -56,7 +56,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .executableTarget(name: "subledger", dependencies: [
-            "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics",
+            "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -39,15 +39,8 @@ enum AppleDate {
         else { return nil }
         let rest = String(decoding: bytes[19...], as: UTF8.self).trimmingCharacters(in: " ")
         guard rest.isEmpty || rest == "Etc/GMT" || rest == "GMT" || rest == "UTC" || rest == "Z" else { return nil }
-        // Days from civil (Howard Hinnant's algorithm), proleptic Gregorian.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Millis(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000
+        let days = Timestamp.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+        return ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60 * 1000 + Int64(second) * 1000
     }
 }
 

@@ -19,7 +19,7 @@ public struct ReportWriter: Sendable {
         do {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw ReportWriteError(path: directory, reason: "cannot create the directory: \(error)")
+            throw ReportWriteError(path: directory, reason: "cannot create the output directory (\((error as NSError).localizedDescription)); check that its parent exists and is writable, or give another --out")
         }
         let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         var written: [(temporary: String, final: String)] = []

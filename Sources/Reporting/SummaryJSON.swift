@@ -28,8 +28,10 @@ public enum SummaryJSON {
         return out + "\n}\n"
     }
 
-    /// The `ingest --json` object: files, records, reasons (keys sorted), damaged files (sorted by file, offset).
-    static func ingestObject(_ ingest: IngestStatistics) -> String {
+    /// The ingest statistics object of `cli.md`, the one `ingest --json`, `status --json` and `summary.json`
+    /// all print: files, records, reasons (keys sorted), damaged files (sorted by file, offset), and the range of
+    /// event times. `extra` members (already JSON text) are appended in order, e.g. `ingest`'s `skipped_files`.
+    public static func ingestObject(_ ingest: IngestStatistics, extra: [(key: String, json: String)] = []) -> String {
         let records = JSONText.object([
             ("read", String(ingest.read)), ("used", String(ingest.used)), ("duplicate", String(ingest.duplicate)),
             ("excluded", String(ingest.excluded)), ("quarantined", String(ingest.quarantined)),
@@ -37,13 +39,18 @@ public enum SummaryJSON {
         let damaged = ingest.damagedFiles
             .sorted { ($0.file.utf8.lexicographicallyPrecedes($1.file.utf8)) || ($0.file == $1.file && $0.offset < $1.offset) }
             .map { JSONText.object([("file", JSONText.string($0.file)), ("offset", String($0.offset)), ("reason", JSONText.string($0.reason))]) }
-        return JSONText.object([
+        func instant(_ millis: Millis?) -> String { millis.map { JSONText.string(Timestamp.rfc3339($0)) } ?? "null" }
+        var members: [(key: String, value: String)] = [
             ("files", String(ingest.files)),
             ("records", records),
             ("excluded_by_reason", JSONText.counts(ingest.excludedByReason)),
             ("quarantined_by_reason", JSONText.counts(ingest.quarantinedByReason)),
             ("damaged_files", "[" + damaged.joined(separator: ",") + "]"),
-        ])
+            ("first_event_at", instant(ingest.firstEventAt)),
+            ("last_event_at", instant(ingest.lastEventAt)),
+        ]
+        members += extra.map { (key: $0.key, value: $0.json) }
+        return JSONText.object(members)
     }
 
     static func rowObject(columns: [String], cells: [Cell]) -> String {

@@ -25,9 +25,6 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// A uniform integer in `range`.
     mutating func int(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
 
-    /// A uniformly chosen element of a non-empty array.
-    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-
     /// Lowercase hex digits, `count` of them.
     mutating func hex(_ count: Int) -> String {
         let digits = Array("0123456789abcdef")

@@ -60,12 +60,6 @@ enum UTCCalendar {
         return "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(ms, 3))Z"
     }
 
-    /// RFC 3339 without fraction (as Pub/Sub and Play's v2 API often write): `2024-03-01T12:00:00Z`.
-    static func rfc3339Seconds(_ millis: Int64) -> String {
-        let (y, mo, d, h, mi, s, _) = civil(millis)
-        return "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))Z"
-    }
-
     /// Apple's verifyReceipt date string: `2024-01-17 10:00:00 Etc/GMT`.
     static func appleDate(_ millis: Int64) -> String {
         let (y, mo, d, h, mi, s, _) = civil(millis)

@@ -5,6 +5,7 @@ import Foundation
 import Ingest
 import Pipeline
 import PlayStore
+import Reporting
 
 /// The options that say what to read and how to trust it; `run` reuses them.
 struct IngestOptions: ParsableArguments {
@@ -116,9 +117,7 @@ struct IngestCommand: ParsableCommand {
         lines += statistics.summaryLines
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         if json {
-            var object = statistics.json
-            object.append("skipped_files", .array(skipped.map { .string($0) }))
-            print(JSONWriter.compact(.object(object)))
+            print(SummaryJSON.ingestObject(statistics, extra: [("skipped_files", JSONWriter.compact(.array(skipped.map { .string($0) })))]))
         }
         return statistics
     }

@@ -21,28 +21,6 @@ struct LedgerOptions: ParsableArguments {
 }
 
 extension IngestStatistics {
-    /// The object of `cli.md` (`ingest --json`, `status --json`), keys in a fixed order.
-    var json: JSONObject {
-        var records = JSONObject()
-        records.append("read", .number(String(read)))
-        records.append("used", .number(String(used)))
-        records.append("duplicate", .number(String(duplicate)))
-        records.append("excluded", .number(String(excluded)))
-        records.append("quarantined", .number(String(quarantined)))
-        var object = JSONObject()
-        object.append("files", .number(String(files)))
-        object.append("records", .object(records))
-        object.append("excluded_by_reason", Self.counts(excludedByReason))
-        object.append("quarantined_by_reason", Self.counts(quarantinedByReason))
-        object.append("damaged_files", .array(damagedFiles.map { damage in
-            .object(JSONObject([("file", .string(damage.file)), ("offset", .number(String(damage.offset))),
-                                ("reason", .string(damage.reason))]))
-        }))
-        object.append("first_event_at", firstEventAt.map { .string(Timestamp.rfc3339($0)) } ?? .null)
-        object.append("last_event_at", lastEventAt.map { .string(Timestamp.rfc3339($0)) } ?? .null)
-        return object
-    }
-
     /// The human summary both `ingest` and `status` print on stderr.
     var summaryLines: [String] {
         var lines = ["records: \(read) read = \(used) used + \(duplicate) duplicate + \(excluded) excluded + \(quarantined) quarantined"]
@@ -57,10 +35,6 @@ extension IngestStatistics {
             lines.append("events: \(Timestamp.rfc3339(firstEventAt)) to \(Timestamp.rfc3339(lastEventAt))")
         }
         return lines
-    }
-
-    private static func counts(_ counts: [String: Int]) -> JSON {
-        .object(JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) }))
     }
 
     private static func listing(_ counts: [String: Int]) -> String {

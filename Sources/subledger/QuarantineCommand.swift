@@ -59,7 +59,7 @@ struct QuarantineCommand: ParsableCommand {
                 }
             }
         } catch {
-            throw CommandFailure.couldNotFinish("\(error)")
+            throw CommandFailure.couldNotFinish("cannot read the quarantine of \(ledger.path): \(error); check that --db names a subledger ledger (`subledger status --db \(ledger.path)`)")
         }
         output.write(Data(buffer))
         if export != nil { try? output.close() }

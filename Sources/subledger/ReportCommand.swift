@@ -11,8 +11,8 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Compute every metric from the ledger and write the reports.",
         discussion: """
-        Writes subscriptions_monthly.csv, revenue_monthly.csv, retention_cohorts.csv, trial_conversion.csv,
-        grace_recovery.csv, summary.json and report.html into --out. The same ledger and options always give
+        Writes subscriptions_monthly.csv, revenue_monthly.csv, retention_cohorts.csv, trial_conversion.csv, \
+        grace_recovery.csv, summary.json and report.html into --out. The same ledger and options always give \
         byte-identical CSV and JSON files (but summary.json's generated_by).
 
         Examples:

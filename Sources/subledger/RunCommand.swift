@@ -6,12 +6,13 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "The nightly job: ingest the inputs, then write every report.",
         discussion: """
-        Takes the options of `ingest` and of `report`. Files already ingested unchanged are skipped, so running
-        it every night over the whole archive folder reads only what is new. Exit 1 when some input was
+        Takes the options of `ingest` and of `report`. Files already ingested unchanged are skipped, so running \
+        it every night over the whole archive folder reads only what is new. Exit 1 when some input was \
         quarantined or damaged in this run (the reports are still written).
 
         Example:
-          subledger run --db ledger.sqlite --out Reports --prices prices.csv --timezone Europe/Berlin archives/
+          subledger run --db ledger.sqlite --out Reports --prices prices.csv archives/
+          subledger run --timezone Europe/Berlin --apple-root-ca root.der archives/2025-06-*.ndjson.gz
         """
     )
 

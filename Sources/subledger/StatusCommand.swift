@@ -3,6 +3,7 @@ import Facts
 import Foundation
 import Ingest
 import Ledger
+import Reporting
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,13 +48,12 @@ struct StatusCommand: ParsableCommand {
         }
         lines += statistics.summaryLines
         if json {
-            var object = statistics.json
-            object.append("files_reading", .number(String(reading.count)))
-            object.append("by_source", .object(JSONObject(sources.map { source in
+            let bySource = JSONObject(sources.map { source in
                 (source.source, .object(JSONObject([("used", .number(String(source.used))),
                                                     ("excluded", .number(String(source.excluded)))])))
-            })))
-            print(JSONWriter.compact(.object(object)))
+            })
+            print(SummaryJSON.ingestObject(statistics, extra: [("files_reading", String(reading.count)),
+                                                               ("by_source", JSONWriter.compact(.object(bySource)))]))
         } else {
             print(lines.joined(separator: "\n"))
         }

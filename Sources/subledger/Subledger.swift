@@ -10,10 +10,10 @@ struct Subledger: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Batch ETL and revenue reports for App Store and Google Play subscriptions.",
         discussion: """
-        Reads archived store payloads into a SQLite ledger and computes churn, retention, trial conversion,
+        Reads archived store payloads into a SQLite ledger and computes churn, retention, trial conversion, \
         billing-issue recovery and revenue as CSV, JSON and HTML.
 
-        Exit codes: 0 all good; 1 finished, but some input was quarantined or damaged; 2 usage or configuration
+        Exit codes: 0 all good; 1 finished, but some input was quarantined or damaged; 2 usage or configuration \
         error; 3 could not finish.
 
         Example (the nightly job):
