@@ -23,8 +23,11 @@ public struct AppleHistoryBuilder: Sendable {
     /// Apple retries a failed renewal for up to 60 days (ms).
     static let longestRetry: Millis = 60 * 86_400_000
 
+    /// A builder; it holds no state, so one serves every subscription.
     public init() {}
 
+    /// The history of the subscription `id` (its `original_transaction_id`) from all its facts, in any order:
+    /// the facts are sorted first, so the result is a pure function of the set (see docs/DESIGN.md, "Apple").
     public func history(id: String, facts: [Fact]) -> SubscriptionHistory {
         let facts = facts.filter { $0.platform == .apple }.sorted(by: Self.precedes)
         let cancellations = Self.cancellations(facts)

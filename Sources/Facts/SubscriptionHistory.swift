@@ -114,6 +114,7 @@ public struct BillingEpisode: Sendable, Hashable {
         self.outcome = outcome
     }
 
+    /// How an episode ended, as far as the archive tells; `Metrics` turns outcomes after the as-of time into open.
     public enum Outcome: Sendable, Hashable {
         /// Recovered at T: a new paid period started then.
         case recovered(at: Millis)

@@ -15,6 +15,7 @@ import Foundation
 public struct ArchiveReader: Sendable {
     let maximumRecordBytes: Int
 
+    /// A reader with the default limits (256 KiB chunks, records cut at 64 MiB).
     public init() {
         self.init(maximumRecordBytes: StreamLimits.maximumRecordBytes)
     }

@@ -100,11 +100,13 @@ public struct JSONObject: Sendable, Hashable {
     public private(set) var keys: [String]
     public private(set) var values: [JSON]
 
+    /// An empty object.
     public init() {
         keys = []
         values = []
     }
 
+    /// An object with `members` in the given order.
     public init(_ members: [(String, JSON)]) {
         keys = members.map(\.0)
         values = members.map(\.1)
@@ -121,6 +123,7 @@ public struct JSONObject: Sendable, Hashable {
         return nil
     }
 
+    /// Adds a member at the end (a repeated key then wins on lookup, as in parsed input).
     public mutating func append(_ key: String, _ value: JSON) {
         keys.append(key)
         values.append(value)

@@ -9,8 +9,12 @@ import Facts
 /// App Store `signedPayload` and the Pub/Sub push wrappers are unwrapped. Nothing here verifies signatures or
 /// interprets store fields: that is the translators' work.
 public struct RecordParser: Sendable {
+    /// A parser; it holds no state.
     public init() {}
 
+    /// Parses one record: its envelope (if any), the payload kind (from `source` or sniffed by shape, see the
+    /// table above), the payload itself and its deduplication key. Anything unusable is a ``RecordRejection``
+    /// with the quarantine reason and a detail naming what was wrong.
     public func parse(_ raw: RawRecord) -> Result<ParsedRecord, RecordRejection> {
         do throws(RecordRejection) {
             return .success(try parseRecord(raw))

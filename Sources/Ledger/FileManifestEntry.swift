@@ -21,6 +21,7 @@ public struct FileCounts: Sendable, Hashable {
 
 /// One row of the file manifest, as `status` lists it.
 public struct FileManifestEntry: Sendable, Hashable {
+    /// Where a file stands: being read (or interrupted while being read), or read to its end.
     public enum State: String, Sendable, Hashable {
         /// A run started reading the file and did not finish it (killed); the next run reads it again.
         case reading

@@ -1,5 +1,6 @@
 /// A failure of the ledger database, with the context needed to act on it.
 public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for the CLI to choose its exit code.
     public enum Kind: Sendable, Hashable {
         /// The database file does not exist (read-only open of a ledger that was never written).
         case notFound

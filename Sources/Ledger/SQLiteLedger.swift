@@ -12,6 +12,7 @@ import SystemSQLite
 ///
 /// A class because it owns the C connection; not `Sendable`: use one per thread.
 public final class SQLiteLedger: LedgerStore {
+    /// How the database is opened: `report`, `status` and `quarantine` only read.
     public enum Mode: Sendable {
         /// Creates the database and its tables when missing (ingest).
         case readWrite

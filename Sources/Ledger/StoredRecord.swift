@@ -3,6 +3,7 @@ import Ingest
 
 /// A record the translators accepted (used) or set aside (excluded), as the `records` table keeps it.
 public struct StoredRecord: Sendable, Hashable {
+    /// Where a distinct record ended: used for facts, or excluded from every metric with its reason.
     public enum Outcome: Sendable, Hashable {
         case used
         case excluded(ExclusionReason)

@@ -1,6 +1,7 @@
 /// The length of a subscription period as ISO 8601 writes it (`P1W`, `P1M`, `P3M`, `P1Y`, `P7D`): the unit
 /// of retention cohorts and of MRR normalisation.
 public struct BillingDuration: Sendable, Hashable, CustomStringConvertible {
+    /// The ISO 8601 unit letter: days, weeks, months, years.
     public enum Unit: String, Sendable, Hashable {
         case day = "D", week = "W", month = "M", year = "Y"
     }

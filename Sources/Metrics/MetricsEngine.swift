@@ -2,7 +2,8 @@ import Facts
 
 /// Turns subscription histories into every table of `metrics.md`, streaming: each history is folded into
 /// per-month aggregates as it arrives and then dropped, so memory grows with months × products, not with
-/// subscriptions.
+/// subscriptions. One exception: an exact median needs every value, so `grace_recovery` keeps one 8-byte
+/// duration per recovered billing episode (a million recoveries take 8 MB).
 ///
 /// ```swift
 /// var engine = MetricsEngine(options: options)
@@ -18,6 +19,7 @@ public struct MetricsEngine: Sendable {
     private var trials = TrialAggregator()
     private var grace = GraceAggregator()
 
+    /// An engine with nothing added yet; `options` fix the as-of time, time zone and prices for every table.
     public init(options: ReportOptions) {
         self.options = options
         months = MonthTable(asOf: options.asOf, timeZone: options.timeZone)

@@ -6,6 +6,7 @@ public struct Ratio: Sendable, Hashable {
     public var numerator: Int
     public var denominator: Int
 
+    /// `numerator / denominator`; a zero denominator makes the rate undefined (empty in CSV, null in JSON).
     public init(_ numerator: Int, _ denominator: Int) {
         self.numerator = numerator
         self.denominator = denominator

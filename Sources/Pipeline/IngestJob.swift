@@ -9,6 +9,7 @@ import PlayStore
 public struct RecordTranslator: Sendable {
     public var translate: @Sendable (ParsedRecord) -> Translation
 
+    /// A translator from any function of a record; ``stores(apple:google:)`` is the one the CLI uses.
     public init(translate: @escaping @Sendable (ParsedRecord) -> Translation) {
         self.translate = translate
     }
@@ -47,6 +48,8 @@ public struct IngestJob {
     public var batchSize = 256
     public var batchesInFlight = 8
 
+    /// A job writing into the ledger at `ledgerPath` (created when missing); `lockTimeout` is how long it waits
+    /// for another ingest of the same database to finish before giving up with ``IngestError/busy``.
     public init(ledgerPath: String, translator: RecordTranslator, progress: ProgressOutput = .standardError,
                 lockTimeout: Duration = .seconds(60)) {
         self.ledgerPath = ledgerPath

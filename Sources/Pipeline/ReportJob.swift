@@ -33,6 +33,7 @@ public struct ReportJob {
         /// `summary.json`'s `generated_by`, e.g. "subledger 0.1.0".
         public var generatedBy: String
 
+        /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`.
         public init(asOf: Millis? = nil, timeZone: TimeZone = .gmt, prices: PriceList = .empty,
                     reportingCurrency: String? = nil, fxRates: FXRates? = nil, formats: Set<Format> = Set(Format.allCases),
                     outputDirectory: String = "Reports", generatedBy: String) {
@@ -60,6 +61,7 @@ public struct ReportJob {
     /// Called every few thousand subscriptions with the number done so far (for progress on stderr).
     public var progress: (@Sendable (Int) -> Void)?
 
+    /// A job; `progress` (if any) is called with the number of subscriptions done so far.
     public init(settings: Settings, progress: (@Sendable (Int) -> Void)? = nil) {
         self.settings = settings
         self.progress = progress

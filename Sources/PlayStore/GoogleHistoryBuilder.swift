@@ -9,6 +9,7 @@ import Facts
 /// token replacing it starts, `.replaced`), revocations are applied (a voided order by its id, REVOKED to the
 /// order current then), and one-time products become ``OneTimePurchase``s.
 public struct GoogleHistoryBuilder: Sendable {
+    /// A builder; it holds no state, so one serves every chain.
     public init() {}
 
     /// The history of the chain named by its first token `id`, from the facts of every token of the chain

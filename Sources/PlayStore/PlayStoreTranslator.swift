@@ -14,6 +14,8 @@ public struct PlayStoreTranslator: Sendable {
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
 
+    /// A translator accepting payloads of `packageNames` only (any package when empty; others are quarantined
+    /// as `wrong_package`).
     public init(packageNames: Set<String>) {
         self.packageNames = packageNames
     }

@@ -9,6 +9,7 @@ public struct ReportWriter: Sendable {
     /// The output directory (`--out`); created when missing.
     public var directory: String
 
+    /// A writer into `directory`.
     public init(directory: String) {
         self.directory = directory
     }
