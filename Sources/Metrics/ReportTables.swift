@@ -33,3 +33,13 @@ public struct ReportTables: Sendable, Equatable {
         ]
     }
 }
+
+extension ReportTables {
+    /// `YYYY-MM CUR` for every month and currency whose revenue could not be converted to the reporting
+    /// currency because the FX file has no rate for it (their `*_converted` cells are empty). Sorted, distinct.
+    public var missingExchangeRates: [String] {
+        Set(revenueMonthly.compactMap { row in
+            row.converted.flatMap { $0.gross == nil ? "\(row.month) \(row.currency)" : nil }
+        }).sorted()
+    }
+}

@@ -27,6 +27,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let store = try ledger.openForReading()
         let outcome = try report.makeJob().runReporting(ledger: store)
+        outcome.warnAboutGaps()
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
     }
 }

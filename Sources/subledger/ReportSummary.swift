@@ -25,6 +25,18 @@ extension ReportJob.Outcome {
         return lines.joined(separator: "\n")
     }
 
+    /// Prints, on stderr, what the reports could not do and how to fix it (missing FX rates).
+    func warnAboutGaps() {
+        let missing = tables.missingExchangeRates
+        guard !missing.isEmpty else { return }
+        let shown = missing.prefix(12).joined(separator: ", ") + (missing.count > 12 ? ", ..." : "")
+        FileHandle.standardError.write(Data("""
+            report: no FX rate for \(missing.count) month and currency pair(s) (\(shown)); their *_converted cells are \
+            empty: add rows `month,currency,rate_to_reporting_currency` for them to the --fx-rates file
+
+            """.utf8))
+    }
+
     private func rate(_ ratio: Ratio) -> String {
         ratio.cell.text.isEmpty ? "n/a" : ratio.cell.text
     }

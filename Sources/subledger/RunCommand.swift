@@ -24,6 +24,7 @@ struct RunCommand: ParsableCommand {
         let job = try report.makeJob()
         let statistics = try IngestCommand.ingest(ledger: ledger, options: options, json: false)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
+        outcome.warnAboutGaps()
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
         if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
     }

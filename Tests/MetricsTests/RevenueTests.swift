@@ -105,9 +105,11 @@ import Testing
             "2024-01,apple,monthly,USD,4.99,4.99,0.00,1,1,0,0.00,4.99,4.99,0.00,0.00",
         ])
         #expect(result.texts[1].columns.suffix(4) == ["gross_converted", "refunds_converted", "net_converted", "mrr_end_converted"])
+        #expect(result.missingExchangeRates == ["2024-01 EUR"])
         let plain = try tables(histories, asOf: utc(2024, 1, 31))
         #expect(plain.texts[1].columns.last == "mrr_end")
         #expect(plain.revenueMonthly.allSatisfy { $0.cells.count == 11 })
+        #expect(plain.missingExchangeRates.isEmpty)
     }
 
     @Test func moneyRoundsHalfAwayFromZero() {
