@@ -1,9 +1,13 @@
 import Foundation
 import Ingest
+import Ledger
 
-/// The hand-over between the reader thread (decompress, split and parse records) and the store thread
-/// (translate, write): a bounded FIFO of record batches. The reader blocks when ``capacity`` batches are in
-/// flight, so memory is bounded by `capacity × batch size` records whatever the file's size.
+/// The hand-over between the reader thread (fingerprint, decompress, split and parse every input file in turn)
+/// and the store thread (translate, write): a bounded FIFO of items. The reader blocks when ``capacity`` items
+/// are in flight, so memory is bounded by `capacity × batch size` records whatever the files' sizes.
+///
+/// One reader serves the whole run, not one per file: archives are small (tens of records each), so a reader
+/// per file left the two threads taking turns instead of working at the same time.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
@@ -13,10 +17,20 @@ final class IngestBatchQueue: @unchecked Sendable {
         var parsed: Result<ParsedRecord, RecordRejection>
     }
 
+    /// What the reader says about the files, in input order. A file to read is `begin`, then any number of
+    /// `batch`es, then `end`.
     enum Item {
+        /// The file could not be fingerprinted (unreadable, removed since it was listed).
+        case unreadable(path: String, message: String)
+        /// The ledger has this version of the file `done`: nothing to read.
+        case skipped(FileFingerprint)
+        /// The reader starts on this file.
+        case begin(FileFingerprint)
         case batch([Record])
-        /// The reader's last item: the damage it found, or the error that stopped it.
-        case finished(Result<[Damage], any Error>)
+        /// The file's last item: the damage found, or the error that stopped its reading.
+        case end(Result<[Damage], any Error>)
+        /// The reader's last item: every file was handed over.
+        case finished
     }
 
     /// Thrown to the reader when the store side gave up (its error is reported, not this one).
@@ -25,6 +39,7 @@ final class IngestBatchQueue: @unchecked Sendable {
     let capacity: Int
     private let condition = NSCondition()
     private var items: [Item] = []
+    private var head = 0
     private var cancelled = false
     private var producerFinished = false
 
@@ -33,19 +48,18 @@ final class IngestBatchQueue: @unchecked Sendable {
     }
 
     /// Reader side: waits while the queue is full; throws ``Cancelled`` once the store side cancelled.
-    func push(_ records: [Record]) throws(Cancelled) {
+    func push(_ item: Item) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity && !cancelled { condition.wait() }
+        while items.count - head >= capacity && !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
-        items.append(.batch(records))
+        items.append(item)
         condition.broadcast()
     }
 
-    /// Reader side, always called exactly once, last.
-    func finish(_ result: Result<[Damage], any Error>) {
+    /// Reader side, always called exactly once, last: after ``Item/finished``, or after being cancelled.
+    func producerDone() {
         condition.lock()
-        items.append(.finished(result))
         producerFinished = true
         condition.broadcast()
         condition.unlock()
@@ -55,17 +69,23 @@ final class IngestBatchQueue: @unchecked Sendable {
     func pop() -> Item {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty { condition.wait() }
-        let item = items.removeFirst()
+        while head == items.count { condition.wait() }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
         condition.broadcast()
         return item
     }
 
-    /// Store side, on failure: stops the reader and waits until its thread is done with the file.
+    /// Store side, on failure: stops the reader and waits until its thread is done with the files.
     func cancelAndDrain() {
         condition.lock()
         cancelled = true
         items.removeAll()
+        head = 0
         condition.broadcast()
         while !producerFinished { condition.wait() }
         condition.unlock()

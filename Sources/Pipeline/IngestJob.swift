@@ -16,13 +16,16 @@ public struct RecordTranslator: Sendable {
 /// `subledger ingest`: reads input files into the ledger, each record ending in exactly one place
 /// (used, duplicate, excluded or quarantined).
 ///
-/// Per file: fingerprint (size + streaming SHA-256); skip it when the ledger has it `done`; else mark it
-/// `reading` and stream its records: a reader thread decompresses, splits and parses records into batches
-/// of ``batchSize``, at most ``batchesInFlight`` batches ahead of the store thread (this one), which
-/// translates and writes them. (Parsing sits on the reader side because it costs about as much as
-/// translating and storing together: so the two cores share the work about evenly.) Transactions commit every ``commitEvery`` records; the file is marked `done`
-/// in the same transaction as its last records. A killed run therefore leaves the file `reading` with a
-/// committed prefix, and the next run reads it again: the prefix deduplicates, nothing is lost or doubled.
+/// One reader thread walks the files in input order: per file it takes the fingerprint (size + streaming
+/// SHA-256), skips the file when the ledger had it `done` when the run started, else decompresses, splits and
+/// parses its records into batches of ``batchSize``, at most ``batchesInFlight`` items ahead of the store
+/// thread (this one), which translates and writes them. The reader goes on with the next file while the store
+/// thread still writes the last one: archives hold tens of records each, so a reader per file kept one core
+/// idle. (Parsing sits on the reader side because it costs about as much as translating and storing together:
+/// so the two cores share the work about evenly.) Transactions commit every ``commitEvery`` records; the file
+/// is marked `done` in the same transaction as its last records. A killed run therefore leaves the file
+/// `reading` with a committed prefix, and the next run reads it again: the prefix deduplicates, nothing is lost
+/// or doubled.
 ///
 /// Only one ingest writes a ledger at a time (``IngestLock``); a second one waits up to ``lockTimeout``.
 public struct IngestJob {
@@ -66,44 +69,54 @@ public struct IngestJob {
             throw error.kind == .busy ? .busy(error) : .ledger(error)
         }
         defer { lock.release() }
-        do {
+        do throws(LedgerError) {
             let ledger = try SQLiteLedger(path: ledgerPath)
+            // The manifest as the run starts: only this run writes it now (the lock), and it reads each path once
+            // (InputExpander lists a file once), so a file's state cannot change before the reader reaches it.
+            let done = Set(try ledger.files().filter { $0.state == .done }.map(\.fingerprint))
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
-            for path in files {
-                let fingerprint: FileFingerprint
-                do {
-                    fingerprint = try FileFingerprint.of(path: path)
-                } catch {
-                    // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
-                    statistics.files += 1
-                    statistics.damagedFiles.append(.init(file: path, offset: 0, reason: error.message))
-                    reporter.filesDone += 1
-                    continue
+            let queue = IngestBatchQueue(capacity: batchesInFlight)
+            startReader(files: files, done: done, queue: queue)
+            do throws(LedgerError) {
+                while true {
+                    switch queue.pop() {
+                    case .unreadable(let path, let message):
+                        // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
+                        statistics.files += 1
+                        statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
+                        reporter.filesDone += 1
+                    case .skipped(let file):
+                        skipped.append(file.path)
+                        reporter.filesDone += 1
+                        reporter.tick()
+                    case .begin(let file):
+                        try ingest(file, from: queue, into: ledger, statistics: &statistics, reporter: &reporter)
+                        statistics.files += 1
+                        reporter.filesDone += 1
+                        reporter.tick()
+                    case .batch, .end:
+                        preconditionFailure("the reader sends a file's records between its begin and end")
+                    case .finished:
+                        reporter.finish()
+                        return statistics
+                    }
                 }
-                if try ledger.isDone(fingerprint) {
-                    skipped.append(path)
-                } else {
-                    try ingest(fingerprint, into: ledger, statistics: &statistics, reporter: &reporter)
-                    statistics.files += 1
-                }
-                reporter.filesDone += 1
-                reporter.tick()
+            } catch {
+                queue.cancelAndDrain()
+                throw error
             }
-            reporter.finish()
-            return statistics
         } catch {
             throw .ledger(error)
         }
     }
 
-    /// Reads one file into the ledger. On a ledger failure the open transaction is rolled back (the committed
-    /// prefix stays, the file stays `reading`) and the reader thread is stopped before the error propagates.
-    private func ingest(_ file: FileFingerprint, into ledger: SQLiteLedger, statistics: inout IngestStatistics,
-                        reporter: inout ProgressReporter) throws(LedgerError) {
-        let queue = IngestBatchQueue(capacity: batchesInFlight)
-        startReader(path: file.path, queue: queue)
+    /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
+    /// On a ledger failure the open transaction is rolled back (the committed prefix stays, the file stays
+    /// `reading`) before the error propagates; the caller stops the reader.
+    private func ingest(_ file: FileFingerprint, from queue: IngestBatchQueue, into ledger: SQLiteLedger,
+                        statistics: inout IngestStatistics, reporter: inout ProgressReporter) throws(LedgerError) {
         var store = IngestRecordStore(ledger: ledger, translator: translator)
         var sinceCommit = 0
         do {
@@ -125,7 +138,7 @@ public struct IngestJob {
                     reporter.records += records.count
                     reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
                     reporter.tick()
-                case .finished(let result):
+                case .end(let result):
                     let damage: [Damage]
                     switch result {
                     case .success(let found): damage = found
@@ -138,34 +151,64 @@ public struct IngestJob {
                         IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
                     }
                     return
+                case .unreadable, .skipped, .begin, .finished:
+                    preconditionFailure("the reader ends a file before it sends anything else")
                 }
             }
         } catch {
             ledger.rollbackTransaction()
-            queue.cancelAndDrain()
             throw error
         }
     }
 
-    /// Starts the thread that decompresses, splits and parses `path` into batches of records.
-    private func startReader(path: String, queue: IngestBatchQueue) {
+    /// Starts the thread that fingerprints, decompresses, splits and parses `files` into queue items, in order.
+    /// `done`: the fingerprints the ledger had `done` when the run started.
+    private func startReader(files: [String], done: Set<FileFingerprint>, queue: IngestBatchQueue) {
         let batchSize = batchSize
         let thread = Thread {
+            defer { queue.producerDone() }
             let parser = RecordParser()
             var batch: [IngestBatchQueue.Record] = []
             batch.reserveCapacity(batchSize)
             do {
-                let damage = try ArchiveReader().read(path: path) { raw in
-                    batch.append(IngestBatchQueue.Record(raw: raw, parsed: parser.parse(raw)))
-                    if batch.count >= batchSize {
-                        try queue.push(batch)
-                        batch.removeAll(keepingCapacity: true)
+                for path in files {
+                    let fingerprint: FileFingerprint
+                    do throws(LedgerError) {
+                        fingerprint = try FileFingerprint.of(path: path)
+                    } catch {
+                        try queue.push(.unreadable(path: path, message: error.message))
+                        continue
                     }
+                    if done.contains(fingerprint) {
+                        try queue.push(.skipped(fingerprint))
+                        continue
+                    }
+                    try queue.push(.begin(fingerprint))
+                    let result: Result<[Damage], any Error>
+                    do {
+                        let damage = try ArchiveReader().read(path: path) { raw in
+                            batch.append(IngestBatchQueue.Record(raw: raw, parsed: parser.parse(raw)))
+                            if batch.count >= batchSize {
+                                try queue.push(.batch(batch))
+                                batch.removeAll(keepingCapacity: true)
+                            }
+                        }
+                        if !batch.isEmpty {
+                            try queue.push(.batch(batch))
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                        result = .success(damage)
+                    } catch let cancelled as IngestBatchQueue.Cancelled {
+                        throw cancelled
+                    } catch {
+                        batch.removeAll(keepingCapacity: true)
+                        result = .failure(error)
+                    }
+                    try queue.push(.end(result))
                 }
-                if !batch.isEmpty { try queue.push(batch) }
-                queue.finish(.success(damage))
+                try queue.push(.finished)
             } catch {
-                queue.finish(.failure(error))
+                // Cancelled: the store side gave up and reports its own error.
             }
         }
         thread.name = "subledger-reader"
