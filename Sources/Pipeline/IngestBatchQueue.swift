@@ -39,7 +39,6 @@ final class IngestBatchQueue: @unchecked Sendable {
     let capacity: Int
     private let condition = NSCondition()
     private var items: [Item] = []
-    private var head = 0
     private var cancelled = false
     private var producerFinished = false
 
@@ -51,7 +50,7 @@ final class IngestBatchQueue: @unchecked Sendable {
     func push(_ item: Item) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
-        while items.count - head >= capacity && !cancelled { condition.wait() }
+        while items.count >= capacity && !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
         items.append(item)
         condition.broadcast()
@@ -69,13 +68,9 @@ final class IngestBatchQueue: @unchecked Sendable {
     func pop() -> Item {
         condition.lock()
         defer { condition.unlock() }
-        while head == items.count { condition.wait() }
-        let item = items[head]
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        }
+        while items.isEmpty { condition.wait() }
+        // At most `capacity` items: shifting the rest is cheaper than a ring buffer's bookkeeping.
+        let item = items.removeFirst()
         condition.broadcast()
         return item
     }
@@ -85,7 +80,6 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.lock()
         cancelled = true
         items.removeAll()
-        head = 0
         condition.broadcast()
         while !producerFinished { condition.wait() }
         condition.unlock()
