@@ -22,10 +22,13 @@ public struct RecordTranslator: Sendable {
 /// thread (this one), which translates and writes them. The reader goes on with the next file while the store
 /// thread still writes the last one: archives hold tens of records each, so a reader per file kept one core
 /// idle. (Parsing sits on the reader side because it costs about as much as translating and storing together:
-/// so the two cores share the work about evenly.) Transactions commit every ``commitEvery`` records; the file
-/// is marked `done` in the same transaction as its last records. A killed run therefore leaves the file
-/// `reading` with a committed prefix, and the next run reads it again: the prefix deduplicates, nothing is lost
-/// or doubled.
+/// so the two cores share the work about evenly.)
+///
+/// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
+/// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
+/// `done` in the same transaction as its last records. A killed run therefore leaves each file either `done`
+/// with all its records, `reading` with a committed prefix, or as it was before the run; the next run reads the
+/// last two again: the prefix deduplicates, nothing is lost or doubled.
 ///
 /// Only one ingest writes a ledger at a time (``IngestLock``); a second one waits up to ``lockTimeout``.
 public struct IngestJob {
@@ -79,6 +82,7 @@ public struct IngestJob {
             var statistics = IngestStatistics()
             let queue = IngestBatchQueue(capacity: batchesInFlight)
             startReader(files: files, done: done, queue: queue)
+            var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
             do throws(LedgerError) {
                 while true {
                     switch queue.pop() {
@@ -92,18 +96,22 @@ public struct IngestJob {
                         reporter.filesDone += 1
                         reporter.tick()
                     case .begin(let file):
-                        try ingest(file, from: queue, into: ledger, statistics: &statistics, reporter: &reporter)
+                        try ingest(file, from: queue, into: &transaction, statistics: &statistics, reporter: &reporter)
                         statistics.files += 1
                         reporter.filesDone += 1
                         reporter.tick()
                     case .batch, .end:
                         preconditionFailure("the reader sends a file's records between its begin and end")
                     case .finished:
+                        try transaction.commit()
                         reporter.finish()
                         return statistics
                     }
                 }
             } catch {
+                // The open transaction is rolled back (committed files and prefixes stay) and the reader stopped
+                // before the error propagates.
+                ledger.rollbackTransaction()
                 queue.cancelAndDrain()
                 throw error
             }
@@ -113,51 +121,76 @@ public struct IngestJob {
     }
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
-    /// On a ledger failure the open transaction is rolled back (the committed prefix stays, the file stays
-    /// `reading`) before the error propagates; the caller stops the reader.
-    private func ingest(_ file: FileFingerprint, from queue: IngestBatchQueue, into ledger: SQLiteLedger,
+    private func ingest(_ file: FileFingerprint, from queue: IngestBatchQueue, into transaction: inout Transaction,
                         statistics: inout IngestStatistics, reporter: inout ProgressReporter) throws(LedgerError) {
+        let ledger = transaction.ledger
         var store = IngestRecordStore(ledger: ledger, translator: translator)
-        var sinceCommit = 0
-        do {
-            try ledger.beginTransaction()
-            try ledger.beginFile(file)
-            while true {
-                switch queue.pop() {
-                case .batch(let records):
-                    for record in records {
-                        try store.add(record)
-                        sinceCommit += 1
-                        if sinceCommit >= commitEvery {
-                            try ledger.saveProgress(path: file.path, read: store.counts.read)
-                            try ledger.commitTransaction()
-                            try ledger.beginTransaction()
-                            sinceCommit = 0
-                        }
+        try transaction.open()
+        try ledger.beginFile(file)
+        while true {
+            switch queue.pop() {
+            case .batch(let records):
+                for record in records {
+                    try store.add(record)
+                    try transaction.counted { () throws(LedgerError) in
+                        try ledger.saveProgress(path: file.path, read: store.counts.read)
                     }
-                    reporter.records += records.count
-                    reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
-                    reporter.tick()
-                case .end(let result):
-                    let damage: [Damage]
-                    switch result {
-                    case .success(let found): damage = found
-                    case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
-                    }
-                    try ledger.finishFile(file, counts: store.counts, damage: damage.first)
-                    try ledger.commitTransaction()
-                    store.add(to: &statistics)
-                    statistics.damagedFiles += damage.map {
-                        IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
-                    }
-                    return
-                case .unreadable, .skipped, .begin, .finished:
-                    preconditionFailure("the reader ends a file before it sends anything else")
                 }
+                reporter.records += records.count
+                reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
+                reporter.tick()
+            case .end(let result):
+                let damage: [Damage]
+                switch result {
+                case .success(let found): damage = found
+                case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
+                }
+                try ledger.finishFile(file, counts: store.counts, damage: damage.first)
+                store.add(to: &statistics)
+                statistics.damagedFiles += damage.map {
+                    IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
+                }
+                return
+            case .unreadable, .skipped, .begin, .finished:
+                preconditionFailure("the reader ends a file before it sends anything else")
             }
-        } catch {
-            ledger.rollbackTransaction()
-            throw error
+        }
+    }
+
+    /// The run's open transaction: opened when a file is to be written, committed after every `commitEvery`
+    /// records and at the end of the run.
+    private struct Transaction {
+        let ledger: SQLiteLedger
+        let commitEvery: Int
+        private var isOpen = false
+        private var sinceCommit = 0
+
+        init(ledger: SQLiteLedger, commitEvery: Int) {
+            self.ledger = ledger
+            self.commitEvery = commitEvery
+        }
+
+        mutating func open() throws(LedgerError) {
+            guard !isOpen else { return }
+            try ledger.beginTransaction()
+            isOpen = true
+        }
+
+        /// Counts one record written; at the interval, runs `beforeCommit` (the current file's progress) and
+        /// commits.
+        mutating func counted(beforeCommit: () throws(LedgerError) -> Void) throws(LedgerError) {
+            sinceCommit += 1
+            guard sinceCommit >= commitEvery else { return }
+            try beforeCommit()
+            try commit()
+            try open()
+        }
+
+        mutating func commit() throws(LedgerError) {
+            sinceCommit = 0
+            guard isOpen else { return }
+            isOpen = false
+            try ledger.commitTransaction()
         }
     }
 
