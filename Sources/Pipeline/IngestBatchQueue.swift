@@ -1,9 +1,10 @@
+import Facts
 import Foundation
 import Ingest
 import Ledger
 
-/// The hand-over between the reader thread (fingerprint, decompress, split and parse every input file in turn)
-/// and the store thread (translate, write): a bounded FIFO of items. The reader blocks when ``capacity`` items
+/// The hand-over between the reader thread (fingerprint, decompress, split, parse and translate every input
+/// file in turn) and the store thread (write): a bounded FIFO of items. The reader blocks when ``capacity`` items
 /// are in flight, so memory is bounded by `capacity × batch size` records whatever the files' sizes.
 ///
 /// One reader serves the whole run, not one per file: archives are small (tens of records each), so a reader
@@ -11,10 +12,18 @@ import Ledger
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
-    /// A record as read, with what the parser made of it (the raw bytes stay for the quarantine).
+    /// A record as read, with what the parser and the translator made of it (the raw bytes stay for the
+    /// quarantine).
     struct Record {
+        enum Outcome {
+            /// The parser rejected it.
+            case rejected(RecordRejection)
+            /// Parsed, and what it states.
+            case translated(ParsedRecord, Translation)
+        }
+
         var raw: RawRecord
-        var parsed: Result<ParsedRecord, RecordRejection>
+        var outcome: Outcome
     }
 
     /// What the reader says about the files, in input order. A file to read is `begin`, then any number of
