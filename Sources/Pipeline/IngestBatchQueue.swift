@@ -3,8 +3,7 @@ import Foundation
 import Ingest
 import Ledger
 
-/// The hand-over between the reader thread (fingerprint, decompress, split, parse and translate every input
-/// file in turn) and the store thread (write): a bounded FIFO of items. The reader blocks when ``capacity`` items
+/// A hand-over between two of ingest's threads (reader → translator → store): a bounded FIFO of items. The reader blocks when ``capacity`` items
 /// are in flight, so memory is bounded by `capacity × batch size` records whatever the files' sizes.
 ///
 /// One reader serves the whole run, not one per file: archives are small (tens of records each), so a reader
@@ -18,6 +17,8 @@ final class IngestBatchQueue: @unchecked Sendable {
         enum Outcome {
             /// The parser rejected it.
             case rejected(RecordRejection)
+            /// Parsed, not yet translated (between the reader and the translator thread).
+            case parsed(ParsedRecord)
             /// Parsed, and what it states.
             case translated(ParsedRecord, Translation)
         }

@@ -16,13 +16,16 @@ public struct RecordTranslator: Sendable {
 /// `subledger ingest`: reads input files into the ledger, each record ending in exactly one place
 /// (used, duplicate, excluded or quarantined).
 ///
-/// One reader thread walks the files in input order: per file it takes the fingerprint (size + streaming
-/// SHA-256), skips the file when the ledger had it `done` when the run started, else decompresses, splits,
-/// parses and translates its records into batches of ``batchSize``, at most ``batchesInFlight`` items ahead of
-/// the store thread (this one), which writes them. The reader goes on with the next file while the store
-/// thread still writes the last one: archives hold tens of records each, so a reader per file kept one core
-/// idle. (Translation, signature checks included, sits on the reader side too: with it, the store thread had
-/// 63% of the work; the translators are `Sendable` and pure, so where they run changes nothing else.)
+/// Three threads, each handing bounded batches to the next (``IngestBatchQueue``, at most ``batchesInFlight``
+/// items of up to ``batchSize`` records ahead), so that both cores stay busy whatever the mix of records:
+/// 1. the reader walks the files in input order: per file it takes the fingerprint (size + streaming SHA-256),
+///    skips the file when the ledger had it `done` when the run started, else decompresses, splits and parses
+///    its records, going on with the next file while the others still work on the last one (archives hold
+///    tens of records each, so a reader per file kept one core idle);
+/// 2. the translator turns parsed records into facts, signature checks included (the translators are
+///    `Sendable` and pure, so where they run changes nothing else);
+/// 3. the store thread (this one) writes them. Each of the three is about a third of the work: two threads
+///    left one core waiting on the other.
 ///
 /// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
 /// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
@@ -80,8 +83,10 @@ public struct IngestJob {
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
+            let parsed = IngestBatchQueue(capacity: batchesInFlight)
             let queue = IngestBatchQueue(capacity: batchesInFlight)
-            startReader(files: files, done: done, queue: queue)
+            startReader(files: files, done: done, queue: parsed)
+            startTranslator(from: parsed, to: queue)
             var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
             do throws(LedgerError) {
                 while true {
@@ -194,12 +199,10 @@ public struct IngestJob {
         }
     }
 
-    /// Starts the thread that fingerprints, decompresses, splits, parses and translates `files` into queue items,
-    /// in order.
+    /// Starts the thread that fingerprints, decompresses, splits and parses `files` into queue items, in order.
     /// `done`: the fingerprints the ledger had `done` when the run started.
     private func startReader(files: [String], done: Set<FileFingerprint>, queue: IngestBatchQueue) {
         let batchSize = batchSize
-        let translator = translator
         let thread = Thread {
             defer { queue.producerDone() }
             let parser = RecordParser()
@@ -224,7 +227,7 @@ public struct IngestJob {
                         let damage = try ArchiveReader().read(path: path) { raw in
                             let outcome: IngestBatchQueue.Record.Outcome
                             switch parser.parse(raw) {
-                            case .success(let parsed): outcome = .translated(parsed, translator.translate(parsed))
+                            case .success(let parsed): outcome = .parsed(parsed)
                             case .failure(let rejection): outcome = .rejected(rejection)
                             }
                             batch.append(IngestBatchQueue.Record(raw: raw, outcome: outcome))
@@ -252,6 +255,36 @@ public struct IngestJob {
             }
         }
         thread.name = "subledger-reader"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Starts the thread that translates the parsed records of `input`'s batches and passes every item on to
+    /// `output`. When the store side cancels `output`, it stops the reader in turn before it ends.
+    private func startTranslator(from input: IngestBatchQueue, to output: IngestBatchQueue) {
+        let translator = translator
+        let thread = Thread {
+            defer { output.producerDone() }
+            do {
+                while true {
+                    let item = input.pop()
+                    guard case .batch(var records) = item else {
+                        try output.push(item)
+                        if case .finished = item { return }
+                        continue
+                    }
+                    for index in records.indices {
+                        if case .parsed(let parsed) = records[index].outcome {
+                            records[index].outcome = .translated(parsed, translator.translate(parsed))
+                        }
+                    }
+                    try output.push(.batch(records))
+                }
+            } catch {
+                input.cancelAndDrain()
+            }
+        }
+        thread.name = "subledger-translator"
         thread.stackSize = 8 << 20
         thread.start()
     }

@@ -32,6 +32,8 @@ struct IngestRecordStore<Store: LedgerStore> {
         case .translated(let record, let stated):
             parsed = record
             translation = stated
+        case .parsed:
+            preconditionFailure("the translator thread translates every parsed record before it is stored")
         }
         switch translation {
         case .used(let facts):
