@@ -80,10 +80,24 @@ public enum Base64URL {
         values.withUnsafeBufferPointer { values in
             var failed = false
             let out = [UInt8](unsafeUninitializedCapacity: text.count * 3 / 4 + 1) { out, initialized in
+                var count = 0
+                var position = 0
+                // Fast path: four alphabet characters are three bytes. It stops at the first padding or invalid
+                // byte (both have the high bits set), where the general loop below takes over.
+                while position + 4 <= text.count {
+                    let a = values[Int(text[position])], b = values[Int(text[position + 1])]
+                    let c = values[Int(text[position + 2])], d = values[Int(text[position + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else { break }
+                    let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    out[count] = UInt8(truncatingIfNeeded: quad >> 16)
+                    out[count + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                    out[count + 2] = UInt8(truncatingIfNeeded: quad)
+                    count += 3
+                    position += 4
+                }
                 var buffer: UInt32 = 0
                 var bits: UInt32 = 0
-                var count = 0
-                for byte in text {
+                for byte in UnsafeBufferPointer(rebasing: text[position...]) {
                     let value = values[Int(byte)]
                     if value >= skip {
                         if value == invalid { failed = true; break }
