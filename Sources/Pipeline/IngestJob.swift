@@ -42,7 +42,11 @@ public struct IngestJob {
     public var lockTimeout: Duration
     /// Records per transaction (bounded so a killed run loses little work and the WAL stays small).
     public var commitEvery = 20_000
-    public var batchSize = 256
+    /// Records per batch handed between threads. Small: two queues of ``batchesInFlight`` items are in flight,
+    /// each record with its raw bytes, parsed JSON and decoded JWS (tens of kB), so 256 let large archives hold
+    /// about 100 MB in the queues.
+    public var batchSize = 64
+    /// Items each queue holds before its producer waits.
     public var batchesInFlight = 8
 
     public init(ledgerPath: String, translator: RecordTranslator, progress: ProgressOutput = .standardError,
