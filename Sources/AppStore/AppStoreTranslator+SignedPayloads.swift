@@ -3,8 +3,8 @@ import Ingest
 
 /// App Store Server API / Notifications V2: JWS payloads, verified before any fact is taken from them.
 extension AppStoreTranslator {
-    func notificationV2(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let payload = try verified(text, envelope: envelope)
+    func notificationV2(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+        let payload = try verified(text, envelope: envelope, decoded: decoded)
         guard let type = payload["notificationType"]?.nonEmptyString else {
             throw .invalid("notification V2 without notificationType")
         }
@@ -79,8 +79,8 @@ extension AppStoreTranslator {
         return list.finish(observedAt: signedDate)
     }
 
-    func signedTransaction(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let transaction = try verified(text, envelope: envelope)
+    func signedTransaction(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+        let transaction = try verified(text, envelope: envelope, decoded: decoded)
         try checkBundle(transaction["bundleId"])
         try checkEnvironment(transaction["environment"])
         if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { throw .excluded(.familyShared) }
@@ -90,8 +90,8 @@ extension AppStoreTranslator {
         return list.finish(observedAt: signedDate)
     }
 
-    func signedRenewalInfo(_ text: String, envelope: Envelope) throws(Rejection) -> [Fact] {
-        let renewal = try verified(text, envelope: envelope)
+    func signedRenewalInfo(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+        let renewal = try verified(text, envelope: envelope, decoded: decoded)
         if let bundle = renewal["bundleId"] { try checkBundle(bundle) }
         try checkEnvironment(renewal["environment"])
         guard let signedDate = renewal["signedDate"]?.int64 else { throw .invalid("renewal info without signedDate") }
@@ -102,10 +102,16 @@ extension AppStoreTranslator {
 
     // MARK: Checks
 
-    private func verified(_ text: String, envelope: Envelope) throws(Rejection) -> JSON {
+    /// `decoded`: `text` as the record parser decoded it, if it did (used only when it is that text).
+    private func verified(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> JSON {
         let jws: CompactJWS
         do throws(JWSVerificationError) {
-            jws = try verifier.verify(text, unsignedDateFallback: envelope.receivedAt)
+            if let decoded, decoded.text == text {
+                try verifier.verify(decoded, unsignedDateFallback: envelope.receivedAt)
+                jws = decoded
+            } else {
+                jws = try verifier.verify(text, unsignedDateFallback: envelope.receivedAt)
+            }
         } catch {
             throw .quarantined(.badSignature, error.description)
         }

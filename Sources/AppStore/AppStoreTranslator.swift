@@ -50,16 +50,16 @@ public struct AppStoreTranslator: Sendable {
         case (.appleNotificationV1, .json(let body)):
             return try notificationV1(body, envelope: record.envelope)
         case (.appleNotificationV2, .jws(let text)):
-            return try notificationV2(text, envelope: record.envelope)
+            return try notificationV2(text, envelope: record.envelope, decoded: record.decodedJWS)
         case (.appleNotificationV2, .json(let body)):
             guard let text = body["signedPayload"]?.nonEmptyString else {
                 throw .invalid("notification V2 without signedPayload")
             }
-            return try notificationV2(text, envelope: record.envelope)
+            return try notificationV2(text, envelope: record.envelope, decoded: record.decodedJWS)
         case (.appleTransaction, .jws(let text)):
-            return try signedTransaction(text, envelope: record.envelope)
+            return try signedTransaction(text, envelope: record.envelope, decoded: record.decodedJWS)
         case (.appleRenewalInfo, .jws(let text)):
-            return try signedRenewalInfo(text, envelope: record.envelope)
+            return try signedRenewalInfo(text, envelope: record.envelope, decoded: record.decodedJWS)
         case (.appleTransaction, .json), (.appleRenewalInfo, .json):
             throw .invalid("\(record.source.rawValue) must be a JWS")
         case (.appleVerifyReceipt, .jws), (.appleNotificationV1, .jws):

@@ -14,20 +14,30 @@ public struct CompactJWS: Sendable, Hashable {
     public var signature: [UInt8]
 
     /// Splits and decodes `text`; `nil` when it is not three base64url parts with JSON header and payload.
+    ///
+    /// Works on the string's contiguous UTF-8 bytes: every App Store record passes here two or three times
+    /// (sniffing, verification, inner payloads), so a generic `split` over `String.UTF8View` was a third of
+    /// ingest's CPU time.
     public init?(_ text: String) {
-        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]),
-              let payloadBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONParser.parse(headerBytes), header.object != nil,
-              let payload = try? JSONParser.parse(payloadBytes)
-        else { return nil }
+        var text = text
+        let decoded: (header: JSON, payload: JSON, signingInput: [UInt8], signature: [UInt8])? = text.withUTF8 { bytes in
+            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+                  let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+                  !bytes[(second + 1)...].contains(UInt8(ascii: ".")),
+                  let headerBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[..<first])),
+                  let payloadBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
+                  let signature = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(second + 1)...])),
+                  let header = try? JSONParser.parse(headerBytes), header.object != nil,
+                  let payload = try? JSONParser.parse(payloadBytes)
+            else { return nil }
+            return (header, payload, Array(UnsafeBufferPointer(rebasing: bytes[..<second])), signature)
+        }
+        guard let decoded else { return nil }
         self.text = text
-        self.header = header
-        self.payload = payload
-        self.signingInput = Array(text.utf8[..<parts[1].endIndex])
-        self.signature = signature
+        self.header = decoded.header
+        self.payload = decoded.payload
+        self.signingInput = decoded.signingInput
+        self.signature = decoded.signature
     }
 
     /// Whether `text` looks like a compact JWS (three dot-separated base64url parts), without decoding it.
@@ -45,33 +55,73 @@ public struct CompactJWS: Sendable, Hashable {
 public enum Base64URL {
     /// Decodes standard or URL-safe base64, with or without `=` padding; `nil` on any other byte.
     public static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a") + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0") + 52)
-            case UInt8(ascii: "-"), UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "_"), UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="): continue
-            default: return nil
-            }
-            buffer = buffer << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
+        if let decoded = text.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    /// 6-bit value of each byte in either alphabet; `skip` for `=` (padding, ignored wherever it is),
+    /// `invalid` for any other byte.
+    private static let values: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return UInt8(byte) - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return UInt8(byte) - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(byte) - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"), UInt8(ascii: "+"): return 62
+        case UInt8(ascii: "_"), UInt8(ascii: "/"): return 63
+        case UInt8(ascii: "="): return skip
+        default: return invalid
         }
-        return out
+    }
+    private static let skip: UInt8 = 0xFE
+    private static let invalid: UInt8 = 0xFF
+
+    /// The decoder proper, on contiguous bytes (x5c certificates and JWS parts are decoded for every record).
+    static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        values.withUnsafeBufferPointer { values in
+            var failed = false
+            let out = [UInt8](unsafeUninitializedCapacity: text.count * 3 / 4 + 1) { out, initialized in
+                var count = 0
+                var position = 0
+                // Fast path: four alphabet characters are three bytes. It stops at the first padding or invalid
+                // byte (both have the high bits set), where the general loop below takes over.
+                while position + 4 <= text.count {
+                    let a = values[Int(text[position])], b = values[Int(text[position + 1])]
+                    let c = values[Int(text[position + 2])], d = values[Int(text[position + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else { break }
+                    let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    out[count] = UInt8(truncatingIfNeeded: quad >> 16)
+                    out[count + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                    out[count + 2] = UInt8(truncatingIfNeeded: quad)
+                    count += 3
+                    position += 4
+                }
+                var buffer: UInt32 = 0
+                var bits: UInt32 = 0
+                for byte in UnsafeBufferPointer(rebasing: text[position...]) {
+                    let value = values[Int(byte)]
+                    if value >= skip {
+                        if value == invalid { failed = true; break }
+                        continue
+                    }
+                    buffer = buffer << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        out[count] = UInt8(truncatingIfNeeded: buffer >> bits)
+                        count += 1
+                    }
+                }
+                initialized = count
+            }
+            return failed ? nil : out
+        }
     }
 
     /// Decodes a string in either alphabet.
-    public static func decode(_ text: String) -> [UInt8]? { decode(Array(text.utf8)) }
+    public static func decode(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { decode(buffer: $0) }
+    }
 
     /// Encodes in the URL-safe alphabet without padding (as JWS does).
     public static func encode(_ bytes: some Collection<UInt8>) -> String {

@@ -38,6 +38,8 @@ struct PayloadSniffer {
         var notificationUUID: String?
         /// Pub/Sub `publishTime` (ms, UTC).
         var publishedAt: Millis?
+        /// The JWS payload as decoded here (unverified), when it decodes.
+        var jws: CompactJWS?
     }
 
     static let rtdnMembers = ["subscriptionNotification", "oneTimeProductNotification", "voidedPurchaseNotification",
@@ -59,8 +61,9 @@ struct PayloadSniffer {
             guard case .string(let text) = signed, !text.isEmpty else {
                 throw RecordRejection(reason: .invalidPayload, detail: "signedPayload is not a string")
             }
-            let uuid = CompactJWS(text)?.payload["notificationUUID"]?.nonEmptyString
-            return Sniffed(source: .appleNotificationV2, payload: .jws(text), notificationUUID: uuid)
+            let jws = CompactJWS(text)
+            let uuid = jws?.payload["notificationUUID"]?.nonEmptyString
+            return Sniffed(source: .appleNotificationV2, payload: .jws(text), notificationUUID: uuid, jws: jws)
         }
         let json = Payload.json(.object(object))
         if object["notification_type"] != nil { return Sniffed(source: .appleNotificationV1, payload: json) }
@@ -126,11 +129,11 @@ struct PayloadSniffer {
         }
         if payload["notificationType"] != nil {
             return Sniffed(source: .appleNotificationV2, payload: .jws(text),
-                           notificationUUID: payload["notificationUUID"]?.nonEmptyString)
+                           notificationUUID: payload["notificationUUID"]?.nonEmptyString, jws: jws)
         }
-        if payload["transactionId"] != nil { return Sniffed(source: .appleTransaction, payload: .jws(text)) }
+        if payload["transactionId"] != nil { return Sniffed(source: .appleTransaction, payload: .jws(text), jws: jws) }
         if payload["autoRenewProductId"] != nil || payload["autoRenewStatus"] != nil {
-            return Sniffed(source: .appleRenewalInfo, payload: .jws(text))
+            return Sniffed(source: .appleRenewalInfo, payload: .jws(text), jws: jws)
         }
         throw RecordRejection(reason: .unrecognized, detail: "a JWS of no known payload; payload keys: \(Self.keyList(payload))")
     }

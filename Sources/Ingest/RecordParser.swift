@@ -48,7 +48,7 @@ public struct RecordParser: Sendable {
         let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope,
                                 messageId: sniffed.messageId, notificationUUID: sniffed.notificationUUID)
         return ParsedRecord(provenance: raw.provenance, source: source, envelope: envelope, payload: sniffed.payload,
-                            dedupKey: key)
+                            dedupKey: key, decodedJWS: sniffed.jws)
     }
 
     /// The payload's kind and unwrapped form. With a declared source, a body of no known shape is passed on as

@@ -1,22 +1,46 @@
+import Facts
 import Foundation
 import Ingest
+import Ledger
 
-/// The hand-over between the reader thread (decompress, split and parse records) and the store thread
-/// (translate, write): a bounded FIFO of record batches. The reader blocks when ``capacity`` batches are in
-/// flight, so memory is bounded by `capacity × batch size` records whatever the file's size.
+/// A hand-over between two of ingest's threads (reader → translator → store): a bounded FIFO of items. The reader blocks when ``capacity`` items
+/// are in flight, so memory is bounded by `capacity × batch size` records whatever the files' sizes.
+///
+/// One reader serves the whole run, not one per file: archives are small (tens of records each), so a reader
+/// per file left the two threads taking turns instead of working at the same time.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
-    /// A record as read, with what the parser made of it (the raw bytes stay for the quarantine).
+    /// A record as read, with what the parser and the translator made of it (the raw bytes stay for the
+    /// quarantine).
     struct Record {
+        enum Outcome {
+            /// The parser rejected it.
+            case rejected(RecordRejection)
+            /// Parsed, not yet translated (between the reader and the translator thread).
+            case parsed(ParsedRecord)
+            /// Parsed, and what it states.
+            case translated(ParsedRecord, Translation)
+        }
+
         var raw: RawRecord
-        var parsed: Result<ParsedRecord, RecordRejection>
+        var outcome: Outcome
     }
 
+    /// What the reader says about the files, in input order. A file to read is `begin`, then any number of
+    /// `batch`es, then `end`.
     enum Item {
+        /// The file could not be fingerprinted (unreadable, removed since it was listed).
+        case unreadable(path: String, message: String)
+        /// The ledger has this version of the file `done`: nothing to read.
+        case skipped(FileFingerprint)
+        /// The reader starts on this file.
+        case begin(FileFingerprint)
         case batch([Record])
-        /// The reader's last item: the damage it found, or the error that stopped it.
-        case finished(Result<[Damage], any Error>)
+        /// The file's last item: the damage found, or the error that stopped its reading.
+        case end(Result<[Damage], any Error>)
+        /// The reader's last item: every file was handed over.
+        case finished
     }
 
     /// Thrown to the reader when the store side gave up (its error is reported, not this one).
@@ -33,19 +57,18 @@ final class IngestBatchQueue: @unchecked Sendable {
     }
 
     /// Reader side: waits while the queue is full; throws ``Cancelled`` once the store side cancelled.
-    func push(_ records: [Record]) throws(Cancelled) {
+    func push(_ item: Item) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
         while items.count >= capacity && !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
-        items.append(.batch(records))
+        items.append(item)
         condition.broadcast()
     }
 
-    /// Reader side, always called exactly once, last.
-    func finish(_ result: Result<[Damage], any Error>) {
+    /// Reader side, always called exactly once, last: after ``Item/finished``, or after being cancelled.
+    func producerDone() {
         condition.lock()
-        items.append(.finished(result))
         producerFinished = true
         condition.broadcast()
         condition.unlock()
@@ -56,12 +79,13 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while items.isEmpty { condition.wait() }
+        // At most `capacity` items: shifting the rest is cheaper than a ring buffer's bookkeeping.
         let item = items.removeFirst()
         condition.broadcast()
         return item
     }
 
-    /// Store side, on failure: stops the reader and waits until its thread is done with the file.
+    /// Store side, on failure: stops the reader and waits until its thread is done with the files.
     func cancelAndDrain() {
         condition.lock()
         cancelled = true

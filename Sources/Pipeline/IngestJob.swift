@@ -28,13 +28,22 @@ public struct RecordTranslator: Sendable {
 /// `subledger ingest`: reads input files into the ledger, each record ending in exactly one place
 /// (used, duplicate, excluded or quarantined).
 ///
-/// Per file: fingerprint (size + streaming SHA-256); skip it when the ledger has it `done`; else mark it
-/// `reading` and stream its records: a reader thread decompresses, splits and parses records into batches
-/// of ``batchSize``, at most ``batchesInFlight`` batches ahead of the store thread (this one), which
-/// translates and writes them. (Parsing sits on the reader side because it costs about as much as
-/// translating and storing together: so the two cores share the work about evenly.) Transactions commit every ``commitEvery`` records; the file is marked `done`
-/// in the same transaction as its last records. A killed run therefore leaves the file `reading` with a
-/// committed prefix, and the next run reads it again: the prefix deduplicates, nothing is lost or doubled.
+/// Three threads, each handing bounded batches to the next (``IngestBatchQueue``, at most ``batchesInFlight``
+/// items of up to ``batchSize`` records ahead), so that both cores stay busy whatever the mix of records:
+/// 1. the reader walks the files in input order: per file it takes the fingerprint (size + streaming SHA-256),
+///    skips the file when the ledger had it `done` when the run started, else decompresses, splits and parses
+///    its records, going on with the next file while the others still work on the last one (archives hold
+///    tens of records each, so a reader per file kept one core idle);
+/// 2. the translator turns parsed records into facts, signature checks included (the translators are
+///    `Sendable` and pure, so where they run changes nothing else);
+/// 3. the store thread (this one) writes them. Each of the three is about a third of the work: two threads
+///    left one core waiting on the other.
+///
+/// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
+/// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
+/// `done` in the same transaction as its last records. A killed run therefore leaves each file either `done`
+/// with all its records, `reading` with a committed prefix, or as it was before the run; the next run reads the
+/// last two again: the prefix deduplicates, nothing is lost or doubled.
 ///
 /// Only one ingest writes a ledger at a time (``IngestLock``); a second one waits up to ``lockTimeout``.
 public struct IngestJob {
@@ -45,7 +54,11 @@ public struct IngestJob {
     public var lockTimeout: Duration
     /// Records per transaction (bounded so a killed run loses little work and the WAL stays small).
     public var commitEvery = 20_000
-    public var batchSize = 256
+    /// Records per batch handed between threads. Small: two queues of ``batchesInFlight`` items are in flight,
+    /// each record with its raw bytes, parsed JSON and decoded JWS (tens of kB), so 256 let large archives hold
+    /// about 100 MB in the queues.
+    public var batchSize = 64
+    /// Items each queue holds before its producer waits.
     public var batchesInFlight = 8
 
     /// A job writing into the ledger at `ledgerPath` (created when missing); `lockTimeout` is how long it waits
@@ -80,109 +93,216 @@ public struct IngestJob {
             throw error.kind == .busy ? .busy(error) : .ledger(error)
         }
         defer { lock.release() }
-        do {
+        do throws(LedgerError) {
             let ledger = try SQLiteLedger(path: ledgerPath)
+            // The manifest as the run starts: only this run writes it now (the lock), and it reads each path once
+            // (InputExpander lists a file once), so a file's state cannot change before the reader reaches it.
+            let done = Set(try ledger.files().filter { $0.state == .done }.map(\.fingerprint))
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
-            for path in files {
-                let fingerprint: FileFingerprint
-                do {
-                    fingerprint = try FileFingerprint.of(path: path)
-                } catch {
-                    // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
-                    statistics.files += 1
-                    statistics.damagedFiles.append(.init(file: path, offset: 0, reason: error.message))
-                    reporter.filesDone += 1
-                    continue
+            let parsed = IngestBatchQueue(capacity: batchesInFlight)
+            let queue = IngestBatchQueue(capacity: batchesInFlight)
+            startReader(files: files, done: done, queue: parsed)
+            startTranslator(from: parsed, to: queue)
+            var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
+            do throws(LedgerError) {
+                while true {
+                    switch queue.pop() {
+                    case .unreadable(let path, let message):
+                        // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
+                        statistics.files += 1
+                        statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
+                        reporter.filesDone += 1
+                    case .skipped(let file):
+                        skipped.append(file.path)
+                        reporter.filesDone += 1
+                        reporter.tick()
+                    case .begin(let file):
+                        try ingest(file, from: queue, into: &transaction, statistics: &statistics, reporter: &reporter)
+                        statistics.files += 1
+                        reporter.filesDone += 1
+                        reporter.tick()
+                    case .batch, .end:
+                        preconditionFailure("the reader sends a file's records between its begin and end")
+                    case .finished:
+                        try transaction.commit()
+                        reporter.finish()
+                        return statistics
+                    }
                 }
-                if try ledger.isDone(fingerprint) {
-                    skipped.append(path)
-                } else {
-                    try ingest(fingerprint, into: ledger, statistics: &statistics, reporter: &reporter)
-                    statistics.files += 1
-                }
-                reporter.filesDone += 1
-                reporter.tick()
+            } catch {
+                // The open transaction is rolled back (committed files and prefixes stay) and the reader stopped
+                // before the error propagates.
+                ledger.rollbackTransaction()
+                queue.cancelAndDrain()
+                throw error
             }
-            reporter.finish()
-            return statistics
         } catch {
             throw .ledger(error)
         }
     }
 
-    /// Reads one file into the ledger. On a ledger failure the open transaction is rolled back (the committed
-    /// prefix stays, the file stays `reading`) and the reader thread is stopped before the error propagates.
-    private func ingest(_ file: FileFingerprint, into ledger: SQLiteLedger, statistics: inout IngestStatistics,
-                        reporter: inout ProgressReporter) throws(LedgerError) {
-        let queue = IngestBatchQueue(capacity: batchesInFlight)
-        startReader(path: file.path, queue: queue)
-        var store = IngestRecordStore(ledger: ledger, translator: translator)
-        var sinceCommit = 0
-        do {
-            try ledger.beginTransaction()
-            try ledger.beginFile(file)
-            while true {
-                switch queue.pop() {
-                case .batch(let records):
-                    for record in records {
-                        try store.add(record)
-                        sinceCommit += 1
-                        if sinceCommit >= commitEvery {
-                            try ledger.saveProgress(path: file.path, read: store.counts.read)
-                            try ledger.commitTransaction()
-                            try ledger.beginTransaction()
-                            sinceCommit = 0
-                        }
+    /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
+    private func ingest(_ file: FileFingerprint, from queue: IngestBatchQueue, into transaction: inout Transaction,
+                        statistics: inout IngestStatistics, reporter: inout ProgressReporter) throws(LedgerError) {
+        let ledger = transaction.ledger
+        var store = IngestRecordStore(ledger: ledger)
+        try transaction.open()
+        try ledger.beginFile(file)
+        while true {
+            switch queue.pop() {
+            case .batch(let records):
+                for record in records {
+                    try store.add(record)
+                    try transaction.counted { () throws(LedgerError) in
+                        try ledger.saveProgress(path: file.path, read: store.counts.read)
                     }
-                    reporter.records += records.count
-                    reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
-                    reporter.tick()
-                case .finished(let result):
-                    let damage: [Damage]
-                    switch result {
-                    case .success(let found): damage = found
-                    case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
-                    }
-                    try ledger.finishFile(file, counts: store.counts, damage: damage.first)
-                    try ledger.commitTransaction()
-                    store.add(to: &statistics)
-                    statistics.damagedFiles += damage.map {
-                        IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
-                    }
-                    return
                 }
+                reporter.records += records.count
+                reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
+                reporter.tick()
+            case .end(let result):
+                let damage: [Damage]
+                switch result {
+                case .success(let found): damage = found
+                case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
+                }
+                try ledger.finishFile(file, counts: store.counts, damage: damage.first)
+                store.add(to: &statistics)
+                statistics.damagedFiles += damage.map {
+                    IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
+                }
+                return
+            case .unreadable, .skipped, .begin, .finished:
+                preconditionFailure("the reader ends a file before it sends anything else")
             }
-        } catch {
-            ledger.rollbackTransaction()
-            queue.cancelAndDrain()
-            throw error
         }
     }
 
-    /// Starts the thread that decompresses, splits and parses `path` into batches of records.
-    private func startReader(path: String, queue: IngestBatchQueue) {
+    /// The run's open transaction: opened when a file is to be written, committed after every `commitEvery`
+    /// records and at the end of the run.
+    private struct Transaction {
+        let ledger: SQLiteLedger
+        let commitEvery: Int
+        private var isOpen = false
+        private var sinceCommit = 0
+
+        init(ledger: SQLiteLedger, commitEvery: Int) {
+            self.ledger = ledger
+            self.commitEvery = commitEvery
+        }
+
+        mutating func open() throws(LedgerError) {
+            guard !isOpen else { return }
+            try ledger.beginTransaction()
+            isOpen = true
+        }
+
+        /// Counts one record written; at the interval, runs `beforeCommit` (the current file's progress) and
+        /// commits.
+        mutating func counted(beforeCommit: () throws(LedgerError) -> Void) throws(LedgerError) {
+            sinceCommit += 1
+            guard sinceCommit >= commitEvery else { return }
+            try beforeCommit()
+            try commit()
+            try open()
+        }
+
+        mutating func commit() throws(LedgerError) {
+            sinceCommit = 0
+            guard isOpen else { return }
+            isOpen = false
+            try ledger.commitTransaction()
+        }
+    }
+
+    /// Starts the thread that fingerprints, decompresses, splits and parses `files` into queue items, in order.
+    /// `done`: the fingerprints the ledger had `done` when the run started.
+    private func startReader(files: [String], done: Set<FileFingerprint>, queue: IngestBatchQueue) {
         let batchSize = batchSize
         let thread = Thread {
+            defer { queue.producerDone() }
             let parser = RecordParser()
             var batch: [IngestBatchQueue.Record] = []
             batch.reserveCapacity(batchSize)
             do {
-                let damage = try ArchiveReader().read(path: path) { raw in
-                    batch.append(IngestBatchQueue.Record(raw: raw, parsed: parser.parse(raw)))
-                    if batch.count >= batchSize {
-                        try queue.push(batch)
-                        batch.removeAll(keepingCapacity: true)
+                for path in files {
+                    let fingerprint: FileFingerprint
+                    do throws(LedgerError) {
+                        fingerprint = try FileFingerprint.of(path: path)
+                    } catch {
+                        try queue.push(.unreadable(path: path, message: error.message))
+                        continue
                     }
+                    if done.contains(fingerprint) {
+                        try queue.push(.skipped(fingerprint))
+                        continue
+                    }
+                    try queue.push(.begin(fingerprint))
+                    let result: Result<[Damage], any Error>
+                    do {
+                        let damage = try ArchiveReader().read(path: path) { raw in
+                            let outcome: IngestBatchQueue.Record.Outcome
+                            switch parser.parse(raw) {
+                            case .success(let parsed): outcome = .parsed(parsed)
+                            case .failure(let rejection): outcome = .rejected(rejection)
+                            }
+                            batch.append(IngestBatchQueue.Record(raw: raw, outcome: outcome))
+                            if batch.count >= batchSize {
+                                try queue.push(.batch(batch))
+                                batch.removeAll(keepingCapacity: true)
+                            }
+                        }
+                        if !batch.isEmpty {
+                            try queue.push(.batch(batch))
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                        result = .success(damage)
+                    } catch let cancelled as IngestBatchQueue.Cancelled {
+                        throw cancelled
+                    } catch {
+                        batch.removeAll(keepingCapacity: true)
+                        result = .failure(error)
+                    }
+                    try queue.push(.end(result))
                 }
-                if !batch.isEmpty { try queue.push(batch) }
-                queue.finish(.success(damage))
+                try queue.push(.finished)
             } catch {
-                queue.finish(.failure(error))
+                // Cancelled: the store side gave up and reports its own error.
             }
         }
         thread.name = "subledger-reader"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Starts the thread that translates the parsed records of `input`'s batches and passes every item on to
+    /// `output`. When the store side cancels `output`, it stops the reader in turn before it ends.
+    private func startTranslator(from input: IngestBatchQueue, to output: IngestBatchQueue) {
+        let translator = translator
+        let thread = Thread {
+            defer { output.producerDone() }
+            do {
+                while true {
+                    let item = input.pop()
+                    guard case .batch(var records) = item else {
+                        try output.push(item)
+                        if case .finished = item { return }
+                        continue
+                    }
+                    for index in records.indices {
+                        if case .parsed(let parsed) = records[index].outcome {
+                            records[index].outcome = .translated(parsed, translator.translate(parsed))
+                        }
+                    }
+                    try output.push(.batch(records))
+                }
+            } catch {
+                input.cancelAndDrain()
+            }
+        }
+        thread.name = "subledger-translator"
         thread.stackSize = 8 << 20
         thread.start()
     }

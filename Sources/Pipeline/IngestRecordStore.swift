@@ -2,12 +2,11 @@ import Facts
 import Ingest
 import Ledger
 
-/// The store side of ingest for one file: translates and writes each parsed record, and counts where each
-/// one ended, so that `read == used + duplicate + excluded + quarantined` holds by construction (every
-/// record takes exactly one branch of ``add(_:)``).
+/// The store side of ingest for one file: writes each translated record, and counts where each one ended, so
+/// that `read == used + duplicate + excluded + quarantined` holds by construction (every record takes exactly one
+/// branch of ``add(_:)``).
 struct IngestRecordStore<Store: LedgerStore> {
     let ledger: Store
-    let translator: RecordTranslator
     private(set) var counts = FileCounts()
     private var excludedByReason: [String: Int] = [:]
     private var quarantinedByReason: [String: Int] = [:]
@@ -15,9 +14,8 @@ struct IngestRecordStore<Store: LedgerStore> {
     private var firstEventAt: Millis?
     private var lastEventAt: Millis?
 
-    init(ledger: Store, translator: RecordTranslator) {
+    init(ledger: Store) {
         self.ledger = ledger
-        self.translator = translator
     }
 
     /// Writes one record. A record whose dedup key is already stored is a duplicate; its facts are merged
@@ -26,14 +24,18 @@ struct IngestRecordStore<Store: LedgerStore> {
         counts.read += 1
         let raw = record.raw
         let parsed: ParsedRecord
-        switch record.parsed {
-        case .failure(let rejection):
+        let translation: Translation
+        switch record.outcome {
+        case .rejected(let rejection):
             try quarantine(raw, reason: rejection.reason, detail: rejection.detail)
             return
-        case .success(let record):
+        case .translated(let record, let stated):
             parsed = record
+            translation = stated
+        case .parsed:
+            preconditionFailure("the translator thread translates every parsed record before it is stored")
         }
-        switch translator.translate(parsed) {
+        switch translation {
         case .used(let facts):
             let isNew = try ledger.store(stored(parsed, .used), facts: facts)
             for fact in facts {
