@@ -168,24 +168,8 @@ struct JSONDocumentSplitter: StreamStage {
         var depth = depth
         var index = start
         while index < bytes.count {
-            let byte = bytes[index]
+            Self.step(bytes[index], inString: &inString, escaped: &escaped, depth: &depth)
             index += 1
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(depth - 1, 0)
-            default: break
-            }
         }
         self.inString = inString
         self.escaped = escaped
@@ -219,6 +203,12 @@ struct JSONDocumentSplitter: StreamStage {
 
     /// Follows strings, escapes and nesting through one byte.
     private mutating func track(_ byte: UInt8) {
+        Self.step(byte, inString: &inString, escaped: &escaped, depth: &depth)
+    }
+
+    /// The state change one byte makes; on plain values so that the buffer loop keeps its state in registers.
+    @inline(__always)
+    private static func step(_ byte: UInt8, inString: inout Bool, escaped: inout Bool, depth: inout Int) {
         if inString {
             if escaped {
                 escaped = false
