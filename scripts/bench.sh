@@ -183,5 +183,8 @@ print(f"ingest / gzip -dc: {iw/floor:.2f} (target <= 2: {verdict(iw/floor <= 2)}
 print(f"(ingest + report) / peer: {(iw+rw)/pw:.2f} (target < 0.5: {verdict((iw+rw)/pw < 0.5)})")
 print(f"peak RSS: ingest {irss:.0f} MB, report {rrss:.0f} MB, ingest x{scale} {lrss:.0f} MB "
       f"(target < 256 MB: {verdict(max(irss, rrss, lrss) < 256)})")
-print(f"x{scale} data: time x{lw/iw:.2f} for x{lraw/raw:.2f} the JSON (linear: equal), peak RSS x{lrss/irss:.2f} (flat: close to 1)")
+growth = (lw / iw) / (lraw / raw)
+print(f"x{scale} data: time x{lw/iw:.2f} for x{lraw/raw:.2f} the JSON "
+      f"(linear within 15%: {'met' if growth <= 1.15 else 'NOT met'}), "
+      f"peak RSS x{lrss/irss:.2f} (flat, under 256 MB: {'met' if lrss < 256 else 'NOT met'})")
 PY
