@@ -20,22 +20,12 @@ extension PlayStoreTranslator {
             throw PayloadError(detail: "eventTimeMillis is missing")
         }
         if let subscription = try fields.object("subscriptionNotification") {
-            let token = try subscription.requiredString("purchaseToken")
-            let type = try subscription.requiredInt64("notificationType")
-            let product = try subscription.string("subscriptionId") ?? envelope.productId
-            var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.event, at: eventTime,
-                              observedAt: eventTime, detail: String(type), productId: product)]
-            facts += userFacts(token: token, at: eventTime, observedAt: eventTime, accountId: nil, envelope: envelope)
-            return .used(facts)
+            return .used(try eventFacts(subscription, kind: GoogleFactKind.event, productKey: "subscriptionId",
+                                        at: eventTime, envelope: envelope))
         }
         if let oneTime = try fields.object("oneTimeProductNotification") {
-            let token = try oneTime.requiredString("purchaseToken")
-            let type = try oneTime.requiredInt64("notificationType")
-            let product = try oneTime.string("sku") ?? envelope.productId
-            var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.oneTimeEvent, at: eventTime,
-                              observedAt: eventTime, detail: String(type), productId: product)]
-            facts += userFacts(token: token, at: eventTime, observedAt: eventTime, accountId: nil, envelope: envelope)
-            return .used(facts)
+            return .used(try eventFacts(oneTime, kind: GoogleFactKind.oneTimeEvent, productKey: "sku",
+                                        at: eventTime, envelope: envelope))
         }
         if let voided = try fields.object("voidedPurchaseNotification") {
             let token = try voided.requiredString("purchaseToken")
@@ -46,5 +36,17 @@ extension PlayStoreTranslator {
                                observedAt: eventTime, ref: order, detail: refundType.map(String.init))])
         }
         return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification or testNotification")
+    }
+
+    /// The `event` (or `one_time_event`) fact of a subscription or one-time product notification: its type
+    /// number kept raw (unknown ones too), at the notification's event time, plus the user link.
+    private func eventFacts(_ notification: PayloadFields, kind: Fact.Kind, productKey: String, at eventTime: Millis,
+                            envelope: Envelope) throws(PayloadError) -> [Fact] {
+        let token = try notification.requiredString("purchaseToken")
+        let type = try notification.requiredInt64("notificationType")
+        let product = try notification.string(productKey) ?? envelope.productId
+        return [Fact(platform: .google, subject: token, kind: kind, at: eventTime, observedAt: eventTime,
+                     detail: String(type), productId: product)]
+            + userFacts(token: token, at: eventTime, observedAt: eventTime, accountId: nil, envelope: envelope)
     }
 }
