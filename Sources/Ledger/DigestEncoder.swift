@@ -7,15 +7,20 @@ struct DigestEncoder {
     mutating func append(_ value: String?) {
         guard let value else { return bytes.append(0) }
         bytes.append(1)
-        let utf8 = Array(value.utf8)
-        appendLength(utf8.count)
-        bytes.append(contentsOf: utf8)
+        appendLength(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
     }
 
     mutating func append(_ value: Int64?) {
         guard let value else { return bytes.append(0) }
         bytes.append(2)
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(bytes value: [UInt8]) {
+        bytes.append(3)
+        appendLength(value.count)
+        bytes.append(contentsOf: value)
     }
 
     mutating func reset() { bytes.removeAll(keepingCapacity: true) }

@@ -25,6 +25,7 @@ public final class SQLiteLedger: LedgerStore {
     private let connection: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
     private var inTransaction = false
+    private var factKey = FactKey()
 
     /// Opens (and with ``Mode/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
     /// statement waits for another connection's write lock.
@@ -41,7 +42,12 @@ public final class SQLiteLedger: LedgerStore {
             try connection.execute("PRAGMA synchronous = NORMAL")
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                for statement in LedgerSchema.create { try connection.execute(statement) }
+                if try tableCount() == 0 {
+                    for statement in LedgerSchema.create { try connection.execute(statement) }
+                    try connection.execute("PRAGMA user_version = \(LedgerSchema.version)")
+                } else {
+                    try requireSchema()
+                }
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")
@@ -135,28 +141,24 @@ public final class SQLiteLedger: LedgerStore {
     // MARK: records
 
     public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
-        let find = try prepared(LedgerSchema.findRecord)
-        try find.bind(1, record.dedupKey)
-        let isNew = try !find.step()
-        find.reset()
         let provenance = record.provenance
-        if isNew {
-            let insert = try prepared(LedgerSchema.insertRecord)
-            try insert.bind(1, record.dedupKey)
-            try insert.bind(2, record.source.rawValue)
-            switch record.outcome {
-            case .used:
-                try insert.bind(3, "used")
-            case .excluded(let reason):
-                try insert.bind(3, "excluded")
-                try insert.bind(4, reason.rawValue)
-            }
-            try insert.bind(5, provenance.file)
-            try insert.bind(6, provenance.member ?? "")
-            try insert.bind(7, provenance.position)
-            try insert.bind(8, record.receivedAt)
-            try insert.run()
-        } else {
+        let insert = try prepared(LedgerSchema.insertRecord)
+        try insert.bind(1, record.dedupKey)
+        try insert.bind(2, record.source.rawValue)
+        switch record.outcome {
+        case .used:
+            try insert.bind(3, "used")
+        case .excluded(let reason):
+            try insert.bind(3, "excluded")
+            try insert.bind(4, reason.rawValue)
+        }
+        try insert.bind(5, provenance.file)
+        try insert.bind(6, provenance.member ?? "")
+        try insert.bind(7, provenance.position)
+        try insert.bind(8, record.receivedAt)
+        try insert.run()
+        let isNew = insert.changes > 0
+        if !isNew {
             let move = try prepared(LedgerSchema.moveRecordProvenance)
             try move.bind(1, provenance.file)
             try move.bind(2, provenance.member ?? "")
@@ -168,7 +170,7 @@ public final class SQLiteLedger: LedgerStore {
             try move.bind(8, provenance.position)
             try move.run()
         }
-        for fact in facts { try insert(fact) }
+        for fact in facts { try self.insert(fact) }
         return isNew
     }
 
@@ -188,7 +190,7 @@ public final class SQLiteLedger: LedgerStore {
 
     private func insert(_ fact: Fact) throws(LedgerError) {
         let statement = try prepared(LedgerSchema.insertFact)
-        try statement.bind(1, FactKey.of(fact))
+        try statement.bind(1, blob: factKey.of(fact))
         try statement.bind(2, fact.platform.rawValue)
         try statement.bind(3, fact.subject)
         try statement.bind(4, fact.kind.rawValue)
@@ -292,25 +294,26 @@ public final class SQLiteLedger: LedgerStore {
     }
 
     public func contentDigest() throws(LedgerError) -> String {
+        enum Column { case text, integer, blob }
         var hasher = SHA256()
         var encoder = DigestEncoder()
-        let tables: [(String, Int32, [Int32])] = [
-            (LedgerSchema.digestRecords, 7, [6]),
-            (LedgerSchema.digestFacts, 1, [1]),
-            (LedgerSchema.digestQuarantine, 2, []),
+        let tables: [(sql: String, columns: [Column])] = [
+            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer]),
+            (LedgerSchema.digestFacts, [.blob, .integer]),
+            (LedgerSchema.digestQuarantine, [.text, .text]),
         ]
-        for (table, (sql, columns, integerColumns)) in tables.enumerated() {
+        for (table, (sql, columns)) in tables.enumerated() {
             let statement = try connection.prepare(sql)
             encoder.reset()
             encoder.append(Int64(table))
             hasher.update(data: encoder.bytes)
             while try statement.step() {
                 encoder.reset()
-                for column in 0..<columns {
-                    if integerColumns.contains(column) {
-                        encoder.append(statement.int64(column))
-                    } else {
-                        encoder.append(statement.optionalString(column))
+                for (column, kind) in zip(Int32(0)..., columns) {
+                    switch kind {
+                    case .text: encoder.append(statement.optionalString(column))
+                    case .integer: encoder.append(statement.optionalInt64(column))
+                    case .blob: encoder.append(bytes: statement.blob(column))
                     }
                 }
                 hasher.update(data: encoder.bytes)
@@ -334,10 +337,24 @@ public final class SQLiteLedger: LedgerStore {
 
     var sqlite: SQLiteConnection { connection }
 
-    private func requireSchema() throws(LedgerError) {
+    /// How many of the ledger's four tables the database has (0 for a new file).
+    private func tableCount() throws(LedgerError) -> Int64 {
         let statement = try connection.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'facts', 'quarantine')")
-        guard try statement.step(), statement.int64(0) == 4 else {
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    /// Fails unless the database is a ledger with this version's schema (``LedgerSchema/version``).
+    private func requireSchema() throws(LedgerError) {
+        guard try tableCount() == 4 else {
             throw LedgerError(kind: .corrupt, path: path, message: "not a subledger database (its tables are missing)")
+        }
+        let statement = try connection.prepare("PRAGMA user_version")
+        let version = try statement.step() ? statement.int64(0) : 0
+        guard version == LedgerSchema.version else {
+            throw LedgerError(kind: .corrupt, path: path, message: """
+                written by another version of subledger (ledger schema \(version), this one uses \
+                \(LedgerSchema.version)): ingest the archives again into a new --db
+                """)
         }
     }
 
