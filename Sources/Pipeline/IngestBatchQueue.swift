@@ -19,8 +19,26 @@ final class IngestBatchQueue: @unchecked Sendable {
             case rejected(RecordRejection)
             /// Parsed, not yet translated (between the reader and the translator thread).
             case parsed(ParsedRecord)
-            /// Parsed, and what it states.
-            case translated(ParsedRecord, Translation)
+            /// Parsed, and what it states. Only what the ledger keeps of the record goes on: its payload (JSON
+            /// trees, decoded JWS) is released on the translator thread, not on the store thread, which is the
+            /// busiest of the three.
+            case translated(Identity, Translation)
+        }
+
+        /// What the `records` table keeps of a parsed record (``StoredRecord`` without its outcome).
+        struct Identity {
+            var dedupKey: String
+            var source: SourceKind
+            var provenance: Provenance
+            /// The envelope's `received_at` (ms, UTC).
+            var receivedAt: Millis?
+
+            init(_ record: ParsedRecord) {
+                dedupKey = record.dedupKey
+                source = record.source
+                provenance = record.provenance
+                receivedAt = record.envelope.receivedAt
+            }
         }
 
         var raw: RawRecord

@@ -293,7 +293,7 @@ public struct IngestJob {
                     }
                     for index in records.indices {
                         if case .parsed(let parsed) = records[index].outcome {
-                            records[index].outcome = .translated(parsed, translator.translate(parsed))
+                            records[index].outcome = .translated(.init(parsed), translator.translate(parsed))
                         }
                     }
                     try output.push(.batch(records))

@@ -23,28 +23,28 @@ struct IngestRecordStore<Store: LedgerStore> {
     mutating func add(_ record: IngestBatchQueue.Record) throws(LedgerError) {
         counts.read += 1
         let raw = record.raw
-        let parsed: ParsedRecord
+        let identity: IngestBatchQueue.Record.Identity
         let translation: Translation
         switch record.outcome {
         case .rejected(let rejection):
             try quarantine(raw, reason: rejection.reason, detail: rejection.detail)
             return
         case .translated(let record, let stated):
-            parsed = record
+            identity = record
             translation = stated
         case .parsed:
             preconditionFailure("the translator thread translates every parsed record before it is stored")
         }
         switch translation {
         case .used(let facts):
-            let isNew = try ledger.store(stored(parsed, .used), facts: facts)
+            let isNew = try ledger.store(stored(identity, .used), facts: facts)
             for fact in facts {
                 firstEventAt = min(firstEventAt ?? fact.at, fact.at)
                 lastEventAt = max(lastEventAt ?? fact.observedAt, fact.observedAt)
             }
             if isNew { counts.used += 1 } else { counts.duplicate += 1 }
         case .excluded(let reason):
-            if try ledger.store(stored(parsed, .excluded(reason)), facts: []) {
+            if try ledger.store(stored(identity, .excluded(reason)), facts: []) {
                 counts.excluded += 1
                 excludedByReason[reason.rawValue, default: 0] += 1
             } else {
@@ -79,8 +79,8 @@ struct IngestRecordStore<Store: LedgerStore> {
         }
     }
 
-    private func stored(_ record: ParsedRecord, _ outcome: StoredRecord.Outcome) -> StoredRecord {
+    private func stored(_ record: IngestBatchQueue.Record.Identity, _ outcome: StoredRecord.Outcome) -> StoredRecord {
         StoredRecord(dedupKey: record.dedupKey, source: record.source, outcome: outcome,
-                     provenance: record.provenance, receivedAt: record.envelope.receivedAt)
+                     provenance: record.provenance, receivedAt: record.receivedAt)
     }
 }
