@@ -19,9 +19,10 @@ import SwiftASN1
 ///    1.2.840.113635.100.6.2.1 (``AppleMarkerOIDPolicy``);
 /// 4. the ES256 signature (64 bytes `r || s`) over `header.payload` verifies with the leaf's P-256 key.
 ///
-/// Chains that verified once are cached by the SHA-256 of their `x5c` certificates (Apple signs millions of
-/// payloads with a handful of leaves); a cache hit still checks the validity window against this payload's
-/// `signedDate` and still verifies this payload's signature.
+/// Checks 1–3 are cached by the header's base64url text (Apple signs millions of payloads with a handful of
+/// leaves, and the header is the algorithm and the chain, nothing else): a header seen before is not decoded
+/// again. A cache hit still checks the validity window against this payload's `signedDate` and still verifies
+/// this payload's signature.
 ///
 /// Copies share one cache; `verify` is safe to call from several threads.
 public struct JWSVerifier: Sendable {
@@ -55,37 +56,23 @@ public struct JWSVerifier: Sendable {
     /// Verifies an already decoded JWS; see ``verify(_:unsignedDateFallback:)-(String,_)``.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
     public func verify(_ jws: CompactJWS, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) {
-        guard let alg = jws.header["alg"]?.string else { throw .malformed("header has no alg") }
-        guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
-        guard let x5c = jws.header["x5c"]?.array else { throw .missingX5C }
-        guard x5c.count == 3 else { throw .chain("x5c holds \(x5c.count) certificates, expected 3") }
-        var ders: [[UInt8]] = []
-        for (index, item) in x5c.enumerated() {
-            guard let text = item.string, let der = Base64URL.decode(text), !der.isEmpty else {
-                throw .chain("x5c[\(index)] is not base64")
-            }
-            ders.append(der)
-        }
+        let key = Array(jws.headerSegment)
+        let cached = cache[key]
+        // A header seen before passed these checks; a new one is read first, so that a header without a chain
+        // is reported as such whatever its payload holds.
+        let certificates = cached == nil ? try Self.certificates(in: jws.decodeHeader()) : []
         guard let signedAt = jws.payload["signedDate"]?.int64 ?? unsignedDateFallback else {
             throw .chain("the payload has no signedDate and the record no received_at: no time to check the certificates at")
         }
         let validationTime = Date(timeIntervalSince1970: Double(signedAt) / 1000)
-
-        var hasher = SHA256()
-        for der in ders {
-            withUnsafeBytes(of: UInt32(der.count).bigEndian) { hasher.update(bufferPointer: $0) }
-            hasher.update(data: der)
-        }
-        let key = Array(hasher.finalize())
-
         let chain: VerifiedChain
-        if let cached = cache[key] {
+        if let cached {
             guard cached.validFrom <= validationTime, validationTime <= cached.validUntil else {
                 throw .chain("certificate chain not valid at \(validationTime)")
             }
             chain = cached
         } else {
-            chain = try validateChain(ders, at: validationTime)
+            chain = try validateChain(certificates, at: validationTime)
             cache[key] = chain
         }
 
@@ -99,12 +86,26 @@ public struct JWSVerifier: Sendable {
         }
     }
 
-    private func validateChain(_ ders: [[UInt8]], at time: Date) throws(JWSVerificationError) -> VerifiedChain {
+    /// The `x5c` certificates `[leaf, intermediate, root]` of a header that names ES256.
+    private static func certificates(in header: JSONObject?) throws(JWSVerificationError) -> [Certificate] {
+        guard let header else { throw .malformed("header is not base64url JSON") }
+        guard let alg = header["alg"]?.string else { throw .malformed("header has no alg") }
+        guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
+        guard let x5c = header["x5c"]?.array else { throw .missingX5C }
+        guard x5c.count == 3 else { throw .chain("x5c holds \(x5c.count) certificates, expected 3") }
         var certificates: [Certificate] = []
-        for (index, der) in ders.enumerated() {
+        for (index, item) in x5c.enumerated() {
+            guard let text = item.string, let der = Base64URL.decode(text), !der.isEmpty else {
+                throw .chain("x5c[\(index)] is not base64")
+            }
             do { certificates.append(try Certificate(derEncoded: der)) }
             catch { throw .chain("x5c[\(index)] is not a DER certificate: \(error)") }
         }
+        return certificates
+    }
+
+    /// Checks that `certificates` chain to a configured root at `time`.
+    private func validateChain(_ certificates: [Certificate], at time: Date) throws(JWSVerificationError) -> VerifiedChain {
         let leaf = certificates[0]
         let intermediate = certificates[1]
         let sentRoot = certificates[2]

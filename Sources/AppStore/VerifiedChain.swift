@@ -12,7 +12,7 @@ struct VerifiedChain: Sendable {
     let validUntil: Date
 }
 
-/// Chains that verified, keyed by the SHA-256 of their `x5c` certificates. Only successes are stored, so a
+/// Chains that verified, keyed by the header text (base64url) that names them. Only successes are stored, so a
 /// chain rejected at one `signedDate` is validated again for the next payload. Shared by copies of a
 /// ``JWSVerifier``; the lock makes it safe across threads.
 final class VerifiedChainCache: Sendable {

@@ -1,43 +1,57 @@
 /// A JWS in compact serialisation (`base64url(header).base64url(payload).base64url(signature)`), split and
 /// decoded but **not verified**: `AppStore` verifies before any fact is taken from it. Ingest decodes only to
 /// recognise the record and to read its deduplication key.
+///
+/// The header is kept encoded and decoded on demand (``decodeHeader()``): an App Store header is mostly its
+/// `x5c` certificate chain (about 4 kB), the same for millions of payloads, and only a chain the verifier has
+/// not seen yet needs reading. Nested JWS (`signedTransactionInfo`, `signedRenewalInfo`) never need it.
 public struct CompactJWS: Sendable, Hashable {
     /// The compact text as received.
     public var text: String
-    /// The decoded protected header.
-    public var header: JSON
     /// The decoded payload.
     public var payload: JSON
     /// ASCII bytes of `header.payload`, the input the signature covers.
     public var signingInput: [UInt8]
     /// The raw signature bytes (for ES256: 64 bytes, `r || s`).
     public var signature: [UInt8]
+    /// Length of the header's base64url text at the start of ``signingInput``.
+    private var headerLength: Int
 
-    /// Splits and decodes `text`; `nil` when it is not three base64url parts with JSON header and payload.
+    /// Splits and decodes `text`; `nil` when it is not three base64url parts with a JSON payload (the header is
+    /// only checked to be base64url text; ``decodeHeader()`` reads it).
     ///
     /// Works on the string's contiguous UTF-8 bytes: every App Store record passes here two or three times
     /// (sniffing, verification, inner payloads), so a generic `split` over `String.UTF8View` was a third of
     /// ingest's CPU time.
     public init?(_ text: String) {
         var text = text
-        let decoded: (header: JSON, payload: JSON, signingInput: [UInt8], signature: [UInt8])? = text.withUTF8 { bytes in
-            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+        let decoded: (payload: JSON, signingInput: [UInt8], signature: [UInt8], headerLength: Int)? = text.withUTF8 { bytes in
+            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")), first > 0,
                   let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
                   !bytes[(second + 1)...].contains(UInt8(ascii: ".")),
-                  let headerBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[..<first])),
+                  bytes[..<first].allSatisfy(Base64URL.isAlphabet),
                   let payloadBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
                   let signature = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(second + 1)...])),
-                  let header = try? JSONParser.parse(headerBytes), header.object != nil,
                   let payload = try? JSONParser.parse(payloadBytes)
             else { return nil }
-            return (header, payload, Array(UnsafeBufferPointer(rebasing: bytes[..<second])), signature)
+            return (payload, Array(UnsafeBufferPointer(rebasing: bytes[..<second])), signature, first)
         }
         guard let decoded else { return nil }
         self.text = text
-        self.header = decoded.header
         self.payload = decoded.payload
         self.signingInput = decoded.signingInput
         self.signature = decoded.signature
+        self.headerLength = decoded.headerLength
+    }
+
+    /// The header's base64url text, as signed: equal texts are equal headers.
+    public var headerSegment: ArraySlice<UInt8> { signingInput[..<headerLength] }
+
+    /// The decoded protected header; `nil` when it is not base64url of a JSON object.
+    public func decodeHeader() -> JSONObject? {
+        guard let bytes = headerSegment.withUnsafeBufferPointer({ Base64URL.decode(buffer: $0) }),
+              let header = try? JSONParser.parse(bytes) else { return nil }
+        return header.object
     }
 
     /// Whether `text` looks like a compact JWS (three dot-separated base64url parts), without decoding it.
