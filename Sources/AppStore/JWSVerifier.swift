@@ -56,7 +56,7 @@ public struct JWSVerifier: Sendable {
     /// Verifies an already decoded JWS; see ``verify(_:unsignedDateFallback:)-(String,_)``.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
     public func verify(_ jws: CompactJWS, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) {
-        let key = Array(jws.headerSegment)
+        let key = jws.headerSegment
         let cached = cache[key]
         // A header seen before passed these checks; a new one is read first, so that a header without a chain
         // is reported as such whatever its payload holds.
