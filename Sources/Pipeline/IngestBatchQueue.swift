@@ -3,25 +3,22 @@ import Foundation
 import Ingest
 import Ledger
 
-/// A hand-over between two of ingest's threads (reader → translator → store): a bounded FIFO of items. The reader blocks when ``capacity`` items
-/// are in flight, so memory is bounded by `capacity × batch size` records whatever the files' sizes.
-///
-/// One reader serves the whole run, not one per file: archives are small (tens of records each), so a reader
-/// per file left the two threads taking turns instead of working at the same time.
+/// A hand-over between two of ingest's threads (reader → worker → store): a bounded FIFO of items. The producer
+/// blocks when ``capacity`` items are in flight, so memory is bounded by `capacity × batch size` records per
+/// queue whatever the files' sizes.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
-    /// A record as read, with what the parser and the translator made of it (the raw bytes stay for the
-    /// quarantine).
+    /// A record as read, with what a worker made of it (the raw bytes stay for the quarantine).
     struct Record {
         enum Outcome {
+            /// As read, not yet parsed (between the reader and a worker).
+            case read
             /// The parser rejected it.
             case rejected(RecordRejection)
-            /// Parsed, not yet translated (between the reader and the translator thread).
-            case parsed(ParsedRecord)
             /// Parsed, and what it states. Only what the ledger keeps of the record goes on: its payload (JSON
-            /// trees, decoded JWS) is released on the translator thread, not on the store thread, which is the
-            /// busiest of the three.
+            /// trees, decoded JWS) is released on the worker thread, not on the store thread, which is the
+            /// busiest one.
             case translated(Identity, Translation)
         }
 
@@ -61,7 +58,7 @@ final class IngestBatchQueue: @unchecked Sendable {
         case finished
     }
 
-    /// Thrown to the reader when the store side gave up (its error is reported, not this one).
+    /// Thrown to a producer when the consumer gave up (its error is reported, not this one).
     struct Cancelled: Error {}
 
     let capacity: Int
@@ -74,7 +71,7 @@ final class IngestBatchQueue: @unchecked Sendable {
         self.capacity = capacity
     }
 
-    /// Reader side: waits while the queue is full; throws ``Cancelled`` once the store side cancelled.
+    /// Producer side: waits while the queue is full; throws ``Cancelled`` once the consumer cancelled.
     func push(_ item: Item) throws(Cancelled) {
         condition.lock()
         defer { condition.unlock() }
@@ -84,7 +81,7 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Reader side, always called exactly once, last: after ``Item/finished``, or after being cancelled.
+    /// Producer side, always called exactly once, last: after its last item, or after being cancelled.
     func producerDone() {
         condition.lock()
         producerFinished = true
@@ -92,23 +89,31 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Store side: the next item, waiting for the reader.
-    func pop() -> Item {
+    /// Consumer side: the next item, waiting for the producer; `nil` once the producer is done and every item
+    /// was taken.
+    func pop() -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty { condition.wait() }
+        while items.isEmpty && !producerFinished { condition.wait() }
+        guard !items.isEmpty else { return nil }
         // At most `capacity` items: shifting the rest is cheaper than a ring buffer's bookkeeping.
         let item = items.removeFirst()
         condition.broadcast()
         return item
     }
 
-    /// Store side, on failure: stops the reader and waits until its thread is done with the files.
-    func cancelAndDrain() {
+    /// Consumer side, on failure: drops what is queued and makes the producer's next (or current) push throw.
+    func cancel() {
         condition.lock()
         cancelled = true
         items.removeAll()
         condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Consumer side, after ``cancel()``: waits until the producer's thread is done.
+    func waitForProducer() {
+        condition.lock()
         while !producerFinished { condition.wait() }
         condition.unlock()
     }

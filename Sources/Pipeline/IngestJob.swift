@@ -28,16 +28,20 @@ public struct RecordTranslator: Sendable {
 /// `subledger ingest`: reads input files into the ledger, each record ending in exactly one place
 /// (used, duplicate, excluded or quarantined).
 ///
-/// Three threads, each handing bounded batches to the next (``IngestBatchQueue``, at most ``batchesInFlight``
-/// items of up to ``batchSize`` records ahead), so that both cores stay busy whatever the mix of records:
+/// A reader, ``workers`` workers and the store, each handing bounded batches to the next (``IngestBatchQueue``,
+/// at most ``batchesInFlight`` items of up to ``batchSize`` records per queue), so that every core stays busy
+/// whatever the mix of records:
 /// 1. the reader walks the files in input order: per file it takes the fingerprint (size + streaming SHA-256),
-///    skips the file when the ledger had it `done` when the run started, else decompresses, splits and parses
-///    its records, going on with the next file while the others still work on the last one (archives hold
-///    tens of records each, so a reader per file kept one core idle);
-/// 2. the translator turns parsed records into facts, signature checks included (the translators are
-///    `Sendable` and pure, so where they run changes nothing else);
-/// 3. the store thread (this one) writes them. Each of the three is about a third of the work: two threads
-///    left one core waiting on the other.
+///    skips the file when the ledger had it `done` when the run started, else decompresses and splits it into
+///    raw records, going on with the next file while the others still work on the last one;
+/// 2. the workers parse records and turn them into facts, signature checks included (the parser and the
+///    translators are `Sendable` and pure, so where they run changes nothing else). The reader deals its items
+///    to the workers in turn, one queue each, and the store takes them back in the same turn, so the store sees
+///    exactly the reader's order with no sequence numbers or reordering buffer;
+/// 3. the store thread (this one) writes them: SQLite takes one writer, so this is the one stage that cannot be
+///    spread, and everything else is kept off it.
+/// The reader and store are each a fraction of the workers' load, so on two cores the four threads keep both
+/// busy, where a fixed reader / translator / store split left the busiest of the three setting the pace.
 ///
 /// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
 /// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
@@ -54,12 +58,15 @@ public struct IngestJob {
     public var lockTimeout: Duration
     /// Records per transaction (bounded so a killed run loses little work and the WAL stays small).
     public var commitEvery = 20_000
-    /// Records per batch handed between threads. Small: two queues of ``batchesInFlight`` items are in flight,
-    /// each record with its raw bytes, parsed JSON and decoded JWS (tens of kB), so 256 let large archives hold
-    /// about 100 MB in the queues.
+    /// Records per batch handed between threads. Small: two queues per worker are in flight, each record with
+    /// its raw bytes and, until it is translated, its parsed JSON and decoded JWS (tens of kB), so 256 let large
+    /// archives hold about 100 MB in the queues.
     public var batchSize = 64
     /// Items each queue holds before its producer waits.
-    public var batchesInFlight = 8
+    public var batchesInFlight = 6
+    /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
+    /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
+    public var workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
 
     /// A job writing into the ledger at `ledgerPath` (created when missing); `lockTimeout` is how long it waits
     /// for another ingest of the same database to finish before giving up with ``IngestError/busy``.
@@ -101,10 +108,11 @@ public struct IngestJob {
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
-            let parsed = IngestBatchQueue(capacity: batchesInFlight)
-            let queue = IngestBatchQueue(capacity: batchesInFlight)
-            startReader(files: files, done: done, queue: parsed)
-            startTranslator(from: parsed, to: queue)
+            let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
+            let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
+            startReader(files: files, done: done, queues: read)
+            for (input, output) in zip(read, translated) { startWorker(from: input, to: output) }
+            var queue = TakeInTurn(queues: translated)
             var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
             do throws(LedgerError) {
                 while true {
@@ -119,7 +127,7 @@ public struct IngestJob {
                         reporter.filesDone += 1
                         reporter.tick()
                     case .begin(let file):
-                        try ingest(file, from: queue, into: &transaction, statistics: &statistics, reporter: &reporter)
+                        try ingest(file, from: &queue, into: &transaction, statistics: &statistics, reporter: &reporter)
                         statistics.files += 1
                         reporter.filesDone += 1
                         reporter.tick()
@@ -132,10 +140,10 @@ public struct IngestJob {
                     }
                 }
             } catch {
-                // The open transaction is rolled back (committed files and prefixes stay) and the reader stopped
-                // before the error propagates.
+                // The open transaction is rolled back (committed files and prefixes stay) and the other threads
+                // stopped before the error propagates.
                 ledger.rollbackTransaction()
-                queue.cancelAndDrain()
+                queue.cancelAndWait()
                 throw error
             }
         } catch {
@@ -144,7 +152,7 @@ public struct IngestJob {
     }
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
-    private func ingest(_ file: FileFingerprint, from queue: IngestBatchQueue, into transaction: inout Transaction,
+    private func ingest(_ file: FileFingerprint, from queue: inout TakeInTurn, into transaction: inout Transaction,
                         statistics: inout IngestStatistics, reporter: inout ProgressReporter) throws(LedgerError) {
         let ledger = transaction.ledger
         var store = IngestRecordStore(ledger: ledger)
@@ -217,13 +225,42 @@ public struct IngestJob {
         }
     }
 
-    /// Starts the thread that fingerprints, decompresses, splits and parses `files` into queue items, in order.
-    /// `done`: the fingerprints the ledger had `done` when the run started.
-    private func startReader(files: [String], done: Set<FileFingerprint>, queue: IngestBatchQueue) {
+    /// The workers' output queues read back in the turn the reader dealt its items in: item `k` is on queue
+    /// `k % count`.
+    private struct TakeInTurn {
+        let queues: [IngestBatchQueue]
+        private var next = 0
+
+        init(queues: [IngestBatchQueue]) {
+            self.queues = queues
+        }
+
+        mutating func pop() -> IngestBatchQueue.Item {
+            guard let item = queues[next].pop() else {
+                preconditionFailure("a worker stops early only when the store cancelled it")
+            }
+            next = (next + 1) % queues.count
+            return item
+        }
+
+        /// On failure: stops every worker (and through them the reader) and waits until all are done.
+        func cancelAndWait() {
+            for queue in queues { queue.cancel() }
+            for queue in queues { queue.waitForProducer() }
+        }
+    }
+
+    /// Starts the thread that fingerprints, decompresses and splits `files` into queue items, in order, dealing
+    /// them to `queues` in turn. `done`: the fingerprints the ledger had `done` when the run started.
+    private func startReader(files: [String], done: Set<FileFingerprint>, queues: [IngestBatchQueue]) {
         let batchSize = batchSize
         let thread = Thread {
-            defer { queue.producerDone() }
-            let parser = RecordParser()
+            defer { for queue in queues { queue.producerDone() } }
+            var next = 0
+            func push(_ item: IngestBatchQueue.Item) throws(IngestBatchQueue.Cancelled) {
+                try queues[next].push(item)
+                next = (next + 1) % queues.count
+            }
             var batch: [IngestBatchQueue.Record] = []
             batch.reserveCapacity(batchSize)
             do {
@@ -232,30 +269,25 @@ public struct IngestJob {
                     do throws(LedgerError) {
                         fingerprint = try FileFingerprint.of(path: path)
                     } catch {
-                        try queue.push(.unreadable(path: path, message: error.message))
+                        try push(.unreadable(path: path, message: error.message))
                         continue
                     }
                     if done.contains(fingerprint) {
-                        try queue.push(.skipped(fingerprint))
+                        try push(.skipped(fingerprint))
                         continue
                     }
-                    try queue.push(.begin(fingerprint))
+                    try push(.begin(fingerprint))
                     let result: Result<[Damage], any Error>
                     do {
                         let damage = try ArchiveReader().read(path: path) { raw in
-                            let outcome: IngestBatchQueue.Record.Outcome
-                            switch parser.parse(raw) {
-                            case .success(let parsed): outcome = .parsed(parsed)
-                            case .failure(let rejection): outcome = .rejected(rejection)
-                            }
-                            batch.append(IngestBatchQueue.Record(raw: raw, outcome: outcome))
+                            batch.append(IngestBatchQueue.Record(raw: raw, outcome: .read))
                             if batch.count >= batchSize {
-                                try queue.push(.batch(batch))
+                                try push(.batch(batch))
                                 batch.removeAll(keepingCapacity: true)
                             }
                         }
                         if !batch.isEmpty {
-                            try queue.push(.batch(batch))
+                            try push(.batch(batch))
                             batch.removeAll(keepingCapacity: true)
                         }
                         result = .success(damage)
@@ -265,9 +297,9 @@ public struct IngestJob {
                         batch.removeAll(keepingCapacity: true)
                         result = .failure(error)
                     }
-                    try queue.push(.end(result))
+                    try push(.end(result))
                 }
-                try queue.push(.finished)
+                try push(.finished)
             } catch {
                 // Cancelled: the store side gave up and reports its own error.
             }
@@ -277,32 +309,36 @@ public struct IngestJob {
         thread.start()
     }
 
-    /// Starts the thread that translates the parsed records of `input`'s batches and passes every item on to
-    /// `output`. When the store side cancels `output`, it stops the reader in turn before it ends.
-    private func startTranslator(from input: IngestBatchQueue, to output: IngestBatchQueue) {
+    /// Starts a thread that parses and translates the records of `input`'s batches and passes every item on to
+    /// `output`, until the reader is done. When the store side cancels `output`, it stops the reader in turn and
+    /// waits for it before it ends.
+    private func startWorker(from input: IngestBatchQueue, to output: IngestBatchQueue) {
         let translator = translator
         let thread = Thread {
             defer { output.producerDone() }
+            let parser = RecordParser()
             do {
-                while true {
-                    let item = input.pop()
+                while let item = input.pop() {
                     guard case .batch(var records) = item else {
                         try output.push(item)
-                        if case .finished = item { return }
                         continue
                     }
                     for index in records.indices {
-                        if case .parsed(let parsed) = records[index].outcome {
+                        switch parser.parse(records[index].raw) {
+                        case .success(let parsed):
                             records[index].outcome = .translated(.init(parsed), translator.translate(parsed))
+                        case .failure(let rejection):
+                            records[index].outcome = .rejected(rejection)
                         }
                     }
                     try output.push(.batch(records))
                 }
             } catch {
-                input.cancelAndDrain()
+                input.cancel()
+                input.waitForProducer()
             }
         }
-        thread.name = "subledger-translator"
+        thread.name = "subledger-worker"
         thread.stackSize = 8 << 20
         thread.start()
     }

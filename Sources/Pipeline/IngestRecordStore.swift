@@ -32,8 +32,8 @@ struct IngestRecordStore<Store: LedgerStore> {
         case .translated(let record, let stated):
             identity = record
             translation = stated
-        case .parsed:
-            preconditionFailure("the translator thread translates every parsed record before it is stored")
+        case .read:
+            preconditionFailure("a worker parses and translates every record before it is stored")
         }
         switch translation {
         case .used(let facts):
