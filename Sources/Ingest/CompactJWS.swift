@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JWS in compact serialisation (`base64url(header).base64url(payload).base64url(signature)`), split and
 /// decoded but **not verified**: `AppStore` verifies before any fact is taken from it. Ingest decodes only to
 /// recognise the record and to read its deduplication key.
@@ -18,7 +20,7 @@ public struct CompactJWS: Sendable, Hashable {
     private var headerLength: Int
 
     /// Splits and decodes `text`; `nil` when it is not three base64url parts with a JSON payload (the header is
-    /// only checked to be base64url text; ``decodeHeader()`` reads it).
+    /// not looked at here; ``decodeHeader()`` reads it).
     ///
     /// Works on the string's contiguous UTF-8 bytes: every App Store record passes here two or three times
     /// (sniffing, verification, inner payloads), so a generic `split` over `String.UTF8View` was a third of
@@ -26,10 +28,9 @@ public struct CompactJWS: Sendable, Hashable {
     public init?(_ text: String) {
         var text = text
         let decoded: (payload: JSON, signingInput: [UInt8], signature: [UInt8], headerLength: Int)? = text.withUTF8 { bytes in
-            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")), first > 0,
-                  let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
-                  !bytes[(second + 1)...].contains(UInt8(ascii: ".")),
-                  bytes[..<first].allSatisfy(Base64URL.isAlphabet),
+            guard let first = Self.dot(in: bytes, from: 0), first > 0,
+                  let second = Self.dot(in: bytes, from: first + 1),
+                  Self.dot(in: bytes, from: second + 1) == nil,
                   let payloadBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
                   let signature = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(second + 1)...])),
                   let payload = try? JSONParser.parse(payloadBytes)
@@ -42,6 +43,13 @@ public struct CompactJWS: Sendable, Hashable {
         self.signingInput = decoded.signingInput
         self.signature = decoded.signature
         self.headerLength = decoded.headerLength
+    }
+
+    /// The index of the first `.` in `bytes[start...]`. `memchr`: the header before the first dot is about 4 kB.
+    private static func dot(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// The header's base64url text, as signed: equal texts are equal headers.

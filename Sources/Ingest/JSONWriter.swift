@@ -31,14 +31,10 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            let keys = object.keys
-            let inOrder = !sorted || zip(keys, keys.dropFirst()).allSatisfy { !precedes($1, $0) }
-            if inOrder {
-                for index in keys.indices { writeMember(of: object, at: index, sorted: sorted, into: &out) }
+            if sorted && object.count > 1 {
+                for index in sortedOrder(of: object.keys) { writeMember(of: object, at: index, sorted: sorted, into: &out) }
             } else {
-                for index in keys.indices.sorted(by: { precedes(keys[$0], keys[$1]) }) {
-                    writeMember(of: object, at: index, sorted: sorted, into: &out)
-                }
+                for index in object.keys.indices { writeMember(of: object, at: index, sorted: sorted, into: &out) }
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -53,22 +49,33 @@ public enum JSONWriter {
         write(object.values[index], sorted: sorted, into: &out)
     }
 
-    /// Whether `a` sorts before `b` by UTF-8 bytes. Compares the contiguous bytes directly: the generic
-    /// `lexicographicallyPrecedes` over `String.UTF8View` was most of the canonical writer's time.
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                var index = 0
-                let count = min(x.count, y.count)
-                while index < count {
-                    if x[index] != y[index] { return x[index] < y[index] }
-                    index += 1
-                }
-                return x.count < y.count
-            }
+    /// The indexes of `keys` in the order of their UTF-8 bytes (stable for equal keys). The keys are copied
+    /// once into one buffer and sorted as byte ranges of it: comparing the `String`s themselves retained and
+    /// released both on every comparison, which made sorting most of the canonical writer's time.
+    static func sortedOrder(of keys: [String]) -> [Int] {
+        var bytes: [UInt8] = []
+        var ranges: [(start: Int, end: Int, index: Int)] = []
+        ranges.reserveCapacity(keys.count)
+        for (index, key) in keys.enumerated() {
+            let start = bytes.count
+            bytes.append(contentsOf: key.utf8)
+            ranges.append((start, bytes.count, index))
         }
+        bytes.withUnsafeBufferPointer { bytes in
+            func precedes(_ a: (start: Int, end: Int, index: Int), _ b: (start: Int, end: Int, index: Int)) -> Bool {
+                var i = a.start
+                var j = b.start
+                while i < a.end && j < b.end {
+                    if bytes[i] != bytes[j] { return bytes[i] < bytes[j] }
+                    i += 1
+                    j += 1
+                }
+                let (aLength, bLength) = (a.end - a.start, b.end - b.start)
+                return aLength != bLength ? aLength < bLength : a.index < b.index
+            }
+            if !zip(ranges, ranges.dropFirst()).allSatisfy({ precedes($0, $1) }) { ranges.sort(by: precedes) }
+        }
+        return ranges.map(\.index)
     }
 
     /// Writes `s` quoted and escaped. Runs of bytes that need no escape are copied whole: every Google payload is
