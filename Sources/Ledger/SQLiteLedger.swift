@@ -23,7 +23,7 @@ public final class SQLiteLedger: LedgerStore {
 
     public let path: String
     private let connection: SQLiteConnection
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [SQLiteStatement] = []
     private var inTransaction = false
     private var factKey = FactKey()
 
@@ -325,13 +325,17 @@ public final class SQLiteLedger: LedgerStore {
     // MARK: helpers
 
     /// The statement for `sql`, prepared on first use and reset for reuse.
+    ///
+    /// A short list searched in order, not a dictionary: `sql` is one of ``LedgerSchema``'s constants, and two
+    /// copies of one constant share their storage, so `==` answers from the pointers without reading the text,
+    /// where hashing a few hundred characters of SQL for every row written cost more than the row's binds.
     func prepared(_ sql: String) throws(LedgerError) -> SQLiteStatement {
-        if let statement = statements[sql] {
+        if let statement = statements.first(where: { $0.sql == sql }) {
             statement.reset()
             return statement
         }
         let statement = try connection.prepare(sql)
-        statements[sql] = statement
+        statements.append(statement)
         return statement
     }
 
