@@ -1,21 +1,18 @@
 import Crypto
 import Facts
 
-/// The identity of a fact in the set: the first ``byteCount`` bytes of the SHA-256 of every column but
-/// `observedAt`. Two records stating the same thing at different times yield one key; the ledger keeps the
-/// earliest statement.
+/// The identity of a fact in the set: the first 16 bytes of the SHA-256 of every column but `observedAt`.
+/// Two records stating the same thing at different times yield one key; the ledger keeps the earliest statement.
 ///
 /// 128 bits, not 256: the key is unique per subscription (the primary key is platform, subject, key), where a
 /// collision among even millions of facts has odds far below 2⁻⁸⁰, and half the bytes keep the B-tree small.
-struct FactKey {
-    static let byteCount = 16
-
-    /// Reused across facts, so computing a key allocates nothing once the buffer has grown.
-    private var encoder = DigestEncoder()
+public struct FactKey: Sendable, Hashable {
+    /// The key's 16 bytes, as the `fact_key` column stores them.
+    public let bytes: [UInt8]
 
     /// The key of `fact`.
-    mutating func of(_ fact: Fact) -> ArraySlice<UInt8> {
-        encoder.reset()
+    public init(_ fact: Fact) {
+        var encoder = DigestEncoder()
         encoder.append(fact.platform.rawValue)
         encoder.append(fact.subject)
         encoder.append(fact.kind.rawValue)
@@ -27,6 +24,18 @@ struct FactKey {
         encoder.append(fact.amountMicros)
         encoder.append(fact.currency)
         encoder.append(Int64(fact.flags.rawValue))
-        return Array(SHA256.hash(data: encoder.bytes)).prefix(Self.byteCount)
+        bytes = SHA256.hash(data: encoder.bytes).withUnsafeBytes { Array($0.prefix(16)) }
+    }
+}
+
+/// A fact with its ledger key. Ingest computes keys on its worker threads, so that the one thread writing the
+/// ledger only writes.
+public struct KeyedFact: Sendable {
+    public let fact: Fact
+    public let key: FactKey
+
+    public init(_ fact: Fact) {
+        self.fact = fact
+        self.key = FactKey(fact)
     }
 }

@@ -34,7 +34,7 @@ public protocol LedgerStore {
     /// Stores a used or excluded record and the facts it states. Returns `false` when a record with its dedup
     /// key was stored before (a duplicate): the row then keeps the smaller provenance, and the facts are still
     /// merged, so that the earliest `observedAt` wins whichever copy came first.
-    func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool
+    func store(_ record: StoredRecord, keyedFacts: [KeyedFact]) throws(LedgerError) -> Bool
     /// Quarantines a record; `false` when that exact record from that file was quarantined before.
     func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool
 
@@ -55,4 +55,11 @@ public protocol LedgerStore {
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// provenance-independent details: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String
+}
+
+extension LedgerStore {
+    /// ``store(_:keyedFacts:)`` computing the facts' keys here.
+    public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
+        try store(record, keyedFacts: facts.map(KeyedFact.init))
+    }
 }

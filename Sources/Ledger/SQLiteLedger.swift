@@ -25,7 +25,6 @@ public final class SQLiteLedger: LedgerStore {
     private let connection: SQLiteConnection
     private var statements: [SQLiteStatement] = []
     private var inTransaction = false
-    private var factKey = FactKey()
 
     /// Opens (and with ``Mode/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
     /// statement waits for another connection's write lock.
@@ -140,7 +139,7 @@ public final class SQLiteLedger: LedgerStore {
 
     // MARK: records
 
-    public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
+    public func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact]) throws(LedgerError) -> Bool {
         let provenance = record.provenance
         let insert = try prepared(LedgerSchema.insertRecord)
         try insert.bind(1, record.dedupKey)
@@ -188,9 +187,10 @@ public final class SQLiteLedger: LedgerStore {
         return statement.changes > 0
     }
 
-    private func insert(_ fact: Fact) throws(LedgerError) {
+    private func insert(_ keyed: KeyedFact) throws(LedgerError) {
+        let fact = keyed.fact
         let statement = try prepared(LedgerSchema.insertFact)
-        try statement.bind(1, blob: factKey.of(fact))
+        try statement.bind(1, blob: keyed.key.bytes[...])
         try statement.bind(2, fact.platform.rawValue)
         try statement.bind(3, fact.subject)
         try statement.bind(4, fact.kind.rawValue)

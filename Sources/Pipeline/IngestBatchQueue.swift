@@ -11,15 +11,18 @@ import Ledger
 final class IngestBatchQueue: @unchecked Sendable {
     /// A record as read, with what a worker made of it (the raw bytes stay for the quarantine).
     struct Record {
+        /// Where a worker sent the record: the store's branches, with everything the store writes computed
+        /// already (the payload itself, JSON trees and decoded JWS, is released on the worker thread: the store
+        /// thread is the one stage that cannot be spread over cores).
         enum Outcome {
             /// As read, not yet parsed (between the reader and a worker).
             case read
-            /// The parser rejected it.
-            case rejected(RecordRejection)
-            /// Parsed, and what it states. Only what the ledger keeps of the record goes on: its payload (JSON
-            /// trees, decoded JWS) is released on the worker thread, not on the store thread, which is the
-            /// busiest one.
-            case translated(Identity, Translation)
+            /// The parser rejected it, or the translator quarantined it.
+            case quarantined(QuarantineReason, detail: String)
+            /// Production data, with the facts it states and their ledger keys.
+            case used(Identity, [KeyedFact])
+            /// Not production data.
+            case excluded(Identity, ExclusionReason)
         }
 
         /// What the `records` table keeps of a parsed record (``StoredRecord`` without its outcome).

@@ -228,6 +228,21 @@ public struct IngestJob {
         }
     }
 
+    /// What a worker makes of one record: parsed, translated, and its facts keyed for the ledger.
+    private static func outcome(of raw: RawRecord, parser: RecordParser,
+                                translator: RecordTranslator) -> IngestBatchQueue.Record.Outcome {
+        let parsed: ParsedRecord
+        switch parser.parse(raw) {
+        case .success(let record): parsed = record
+        case .failure(let rejection): return .quarantined(rejection.reason, detail: rejection.detail)
+        }
+        switch translator.translate(parsed) {
+        case .used(let facts): return .used(.init(parsed), facts.map(KeyedFact.init))
+        case .excluded(let reason): return .excluded(.init(parsed), reason)
+        case .quarantined(let reason, let detail): return .quarantined(reason, detail: detail)
+        }
+    }
+
     /// The workers' output queues read back in the turn the reader dealt its items in: item `k` is on queue
     /// `k % count`.
     private struct TakeInTurn {
@@ -327,12 +342,7 @@ public struct IngestJob {
                         continue
                     }
                     for index in records.indices {
-                        switch parser.parse(records[index].raw) {
-                        case .success(let parsed):
-                            records[index].outcome = .translated(.init(parsed), translator.translate(parsed))
-                        case .failure(let rejection):
-                            records[index].outcome = .rejected(rejection)
-                        }
+                        records[index].outcome = Self.outcome(of: records[index].raw, parser: parser, translator: translator)
                     }
                     try output.push(.batch(records))
                 }

@@ -22,36 +22,33 @@ struct IngestRecordStore<Store: LedgerStore> {
     /// anyway (they may carry an earlier `observedAt`), which keeps the ledger independent of file order.
     mutating func add(_ record: IngestBatchQueue.Record) throws(LedgerError) {
         counts.read += 1
-        let raw = record.raw
-        let identity: IngestBatchQueue.Record.Identity
-        let translation: Translation
         switch record.outcome {
-        case .rejected(let rejection):
-            try quarantine(raw, reason: rejection.reason, detail: rejection.detail)
-            return
-        case .translated(let record, let stated):
-            identity = record
-            translation = stated
         case .read:
             preconditionFailure("a worker parses and translates every record before it is stored")
-        }
-        switch translation {
-        case .used(let facts):
-            let isNew = try ledger.store(stored(identity, .used), facts: facts)
-            for fact in facts {
-                firstEventAt = min(firstEventAt ?? fact.at, fact.at)
-                lastEventAt = max(lastEventAt ?? fact.observedAt, fact.observedAt)
+        case .quarantined(let reason, let detail):
+            let entry = QuarantineEntry(reason: reason.rawValue, detail: detail, provenance: record.raw.provenance,
+                                        rawBytes: record.raw.bytes)
+            if try ledger.quarantine(entry) {
+                counts.quarantined += 1
+                quarantinedByReason[reason.rawValue, default: 0] += 1
+            } else {
+                // The same bad record of the same file, quarantined by an earlier read of it.
+                counts.duplicate += 1
+            }
+        case .used(let identity, let facts):
+            let isNew = try ledger.store(stored(identity, .used), keyedFacts: facts)
+            for keyed in facts {
+                firstEventAt = min(firstEventAt ?? keyed.fact.at, keyed.fact.at)
+                lastEventAt = max(lastEventAt ?? keyed.fact.observedAt, keyed.fact.observedAt)
             }
             if isNew { counts.used += 1 } else { counts.duplicate += 1 }
-        case .excluded(let reason):
-            if try ledger.store(stored(identity, .excluded(reason)), facts: []) {
+        case .excluded(let identity, let reason):
+            if try ledger.store(stored(identity, .excluded(reason)), keyedFacts: []) {
                 counts.excluded += 1
                 excludedByReason[reason.rawValue, default: 0] += 1
             } else {
                 counts.duplicate += 1
             }
-        case .quarantined(let reason, let detail):
-            try quarantine(raw, reason: reason, detail: detail)
         }
     }
 
@@ -66,17 +63,6 @@ struct IngestRecordStore<Store: LedgerStore> {
         statistics.quarantinedByReason.merge(quarantinedByReason, uniquingKeysWith: +)
         if let firstEventAt { statistics.firstEventAt = min(statistics.firstEventAt ?? firstEventAt, firstEventAt) }
         if let lastEventAt { statistics.lastEventAt = max(statistics.lastEventAt ?? lastEventAt, lastEventAt) }
-    }
-
-    private mutating func quarantine(_ raw: RawRecord, reason: QuarantineReason, detail: String) throws(LedgerError) {
-        let entry = QuarantineEntry(reason: reason.rawValue, detail: detail, provenance: raw.provenance, rawBytes: raw.bytes)
-        if try ledger.quarantine(entry) {
-            counts.quarantined += 1
-            quarantinedByReason[reason.rawValue, default: 0] += 1
-        } else {
-            // The same bad record of the same file, quarantined by an earlier read of it.
-            counts.duplicate += 1
-        }
     }
 
     private func stored(_ record: IngestBatchQueue.Record.Identity, _ outcome: StoredRecord.Outcome) -> StoredRecord {
