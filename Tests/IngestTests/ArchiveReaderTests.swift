@@ -91,6 +91,20 @@ import Testing
         #expect(result.positions.last == 3999)
     }
 
+    /// A single document is followed through its strings with memchr: an escaped quote or a brace inside a long
+    /// string must not end it, and a document cut inside a string is damage, not a record.
+    @Test func singleDocumentWithLongEscapedStringsIsOneRecordAndACutOneIsDamage() throws {
+        let folder = try TemporaryFolder()
+        let long = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 4000)
+        let document = #"{"signedPayload":"\#(long)","note":"a \"quoted\" } and \\ ] inside"}"#
+        let whole = try readAll(try folder.write("one.json", document + "\n"))
+        #expect(whole.damages.isEmpty)
+        #expect(whole.texts == [document])
+        let cut = try readAll(try folder.write("cut.json", String(document.prefix(document.utf8.count - 20))))
+        #expect(cut.texts.isEmpty)
+        #expect(cut.damages.map(\.reason) == ["JSON document cut off inside a value"])
+    }
+
     @Test func brokenJSONArrayYieldsCompleteElementsThenTheRestAsOneRecord() throws {
         let folder = try TemporaryFolder()
         let text = #"[{"a":1}, {"b":2} oops {"c":3}]"#
