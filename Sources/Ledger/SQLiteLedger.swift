@@ -355,8 +355,9 @@ public final class SQLiteLedger: LedgerStore {
         let statement = try connection.prepare("PRAGMA user_version")
         let version = try statement.step() ? statement.int64(0) : 0
         guard version == LedgerSchema.version else {
+            let writer = version < LedgerSchema.version ? "an earlier" : "a later"
             throw LedgerError(kind: .corrupt, path: path, message: """
-                written by another version of subledger (ledger schema \(version), this one uses \
+                written by \(writer) version of subledger (ledger schema \(version), this one reads \
                 \(LedgerSchema.version)): ingest the archives again into a new --db
                 """)
         }

@@ -34,6 +34,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("none.sqlite")))
     }
 
+    /// A ledger of another schema version (here: one from before versions, user_version 0) is refused for
+    /// ingest and for reading, with what to do, and is left unchanged.
+    @Test func aLedgerOfAnotherSchemaVersionIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("old.sqlite")
+        try SQLiteLedger(path: path).sqlite.execute("PRAGMA user_version = 0")
+        for mode in [SQLiteLedger.Mode.readWrite, .readOnly] {
+            #expect {
+                try SQLiteLedger(path: path, mode: mode)
+            } throws: { error in
+                guard let error = error as? LedgerError else { return false }
+                return error.kind == .corrupt && error.message.contains("earlier version of subledger")
+                    && error.message.contains("into a new --db")
+            }
+        }
+        var version: OpaquePointer?
+        var database: OpaquePointer?
+        sqlite3_open(path, &database)
+        sqlite3_prepare_v2(database, "PRAGMA user_version", -1, &version, nil)
+        #expect(sqlite3_step(version) == SQLITE_ROW && sqlite3_column_int64(version, 0) == 0)
+        sqlite3_finalize(version)
+        sqlite3_close(database)
+    }
+
     @Test func theSameFactTwiceIsOneRowWithTheEarliestObservation() throws {
         let directory = try TemporaryDirectory()
         for order in [[1_709_294_409_000, 1_709_294_405_000], [1_709_294_405_000, 1_709_294_409_000]] as [[Millis]] {
