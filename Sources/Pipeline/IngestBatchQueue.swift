@@ -9,16 +9,17 @@ import Ledger
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class IngestBatchQueue: @unchecked Sendable {
-    /// A record as read, with what a worker made of it (the raw bytes stay for the quarantine).
+    /// A record on its way from the reader to the store.
     struct Record {
         /// Where a worker sent the record: the store's branches, with everything the store writes computed
-        /// already (the payload itself, JSON trees and decoded JWS, is released on the worker thread: the store
-        /// thread is the one stage that cannot be spread over cores).
+        /// already. The payload (JSON trees, decoded JWS) and the raw bytes are released on the worker thread:
+        /// the store thread is the one stage that cannot be spread over cores, and a translated record is small,
+        /// so the queues to the store can hold enough to ride out a commit.
         enum Outcome {
             /// As read, not yet parsed (between the reader and a worker).
-            case read
+            case read(RawRecord)
             /// The parser rejected it, or the translator quarantined it.
-            case quarantined(QuarantineReason, detail: String)
+            case quarantined(QuarantineEntry)
             /// Production data, with the facts it states and their ledger keys.
             case used(Identity, [KeyedFact])
             /// Not production data.
@@ -41,8 +42,14 @@ final class IngestBatchQueue: @unchecked Sendable {
             }
         }
 
-        var raw: RawRecord
+        /// Size of the record as read, in bytes (for progress).
+        let size: Int
         var outcome: Outcome
+
+        init(_ raw: RawRecord) {
+            size = raw.bytes.count
+            outcome = .read(raw)
+        }
     }
 
     /// What the reader says about the files, in input order. A file to read is `begin`, then any number of

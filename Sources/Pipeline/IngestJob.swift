@@ -61,11 +61,12 @@ public struct IngestJob {
     /// bench ingest. Bounded so that a killed run redoes at most this much and the WAL stays around the size of
     /// the pages one transaction touches (SQLite spills them there once the page cache is full).
     public var commitEvery = 100_000
-    /// Records per batch handed between threads. Small: two queues per worker are in flight, each record with
-    /// its raw bytes and, until it is translated, its parsed JSON and decoded JWS (tens of kB), so 256 let large
-    /// archives hold about 100 MB in the queues.
+    /// Records per batch handed between threads. Small: a record on its way to a worker holds its raw bytes (up
+    /// to tens of kB), so 256 let large archives hold about 100 MB in the queues.
     public var batchSize = 64
-    /// Items each queue holds before its producer waits.
+    /// Items a reader-to-worker queue holds before the reader waits. The worker-to-store queues hold six times
+    /// as many: a translated record is small (keys and facts, no payload), and the slack lets the workers go on
+    /// while the store commits.
     public var batchesInFlight = 6
     /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
     /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
@@ -112,7 +113,7 @@ public struct IngestJob {
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
             let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
-            let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
+            let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight) }
             startReader(files: files, done: done, queues: read)
             for (input, output) in zip(read, translated) { startWorker(from: input, to: output) }
             var queue = TakeInTurn(queues: translated)
@@ -171,7 +172,7 @@ public struct IngestJob {
                     }
                 }
                 reporter.records += records.count
-                reporter.bytes += records.reduce(0) { $0 + Int64($1.raw.bytes.count) }
+                reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
                 reporter.tick()
             case .end(let result):
                 let damage: [Damage]
@@ -231,15 +232,19 @@ public struct IngestJob {
     /// What a worker makes of one record: parsed, translated, and its facts keyed for the ledger.
     private static func outcome(of raw: RawRecord, parser: RecordParser,
                                 translator: RecordTranslator) -> IngestBatchQueue.Record.Outcome {
+        func quarantined(_ reason: QuarantineReason, _ detail: String) -> IngestBatchQueue.Record.Outcome {
+            .quarantined(QuarantineEntry(reason: reason.rawValue, detail: detail, provenance: raw.provenance,
+                                         rawBytes: raw.bytes))
+        }
         let parsed: ParsedRecord
         switch parser.parse(raw) {
         case .success(let record): parsed = record
-        case .failure(let rejection): return .quarantined(rejection.reason, detail: rejection.detail)
+        case .failure(let rejection): return quarantined(rejection.reason, rejection.detail)
         }
         switch translator.translate(parsed) {
         case .used(let facts): return .used(.init(parsed), facts.map(KeyedFact.init))
         case .excluded(let reason): return .excluded(.init(parsed), reason)
-        case .quarantined(let reason, let detail): return .quarantined(reason, detail: detail)
+        case .quarantined(let reason, let detail): return quarantined(reason, detail)
         }
     }
 
@@ -298,7 +303,7 @@ public struct IngestJob {
                     let result: Result<[Damage], any Error>
                     do {
                         let damage = try ArchiveReader().read(path: path) { raw in
-                            batch.append(IngestBatchQueue.Record(raw: raw, outcome: .read))
+                            batch.append(IngestBatchQueue.Record(raw))
                             if batch.count >= batchSize {
                                 try push(.batch(batch))
                                 batch.removeAll(keepingCapacity: true)
@@ -342,7 +347,8 @@ public struct IngestJob {
                         continue
                     }
                     for index in records.indices {
-                        records[index].outcome = Self.outcome(of: records[index].raw, parser: parser, translator: translator)
+                        guard case .read(let raw) = records[index].outcome else { continue }
+                        records[index].outcome = Self.outcome(of: raw, parser: parser, translator: translator)
                     }
                     try output.push(.batch(records))
                 }

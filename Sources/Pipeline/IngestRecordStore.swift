@@ -25,12 +25,10 @@ struct IngestRecordStore<Store: LedgerStore> {
         switch record.outcome {
         case .read:
             preconditionFailure("a worker parses and translates every record before it is stored")
-        case .quarantined(let reason, let detail):
-            let entry = QuarantineEntry(reason: reason.rawValue, detail: detail, provenance: record.raw.provenance,
-                                        rawBytes: record.raw.bytes)
+        case .quarantined(let entry):
             if try ledger.quarantine(entry) {
                 counts.quarantined += 1
-                quarantinedByReason[reason.rawValue, default: 0] += 1
+                quarantinedByReason[entry.reason, default: 0] += 1
             } else {
                 // The same bad record of the same file, quarantined by an earlier read of it.
                 counts.duplicate += 1
