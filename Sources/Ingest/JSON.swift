@@ -115,9 +115,12 @@ public struct JSONObject: Sendable, Hashable {
     public var count: Int { keys.count }
 
     public subscript(key: String) -> JSON? {
+        // Lengths first: a native string knows its UTF-8 count, and most members of a scan differ in length, so
+        // the full comparison (which goes through Unicode-aware paths) runs about once per lookup.
+        let length = key.utf8.count
         var index = keys.count - 1
         while index >= 0 {
-            if keys[index] == key { return values[index] }
+            if keys[index].utf8.count == length && keys[index] == key { return values[index] }
             index -= 1
         }
         return nil
