@@ -54,6 +54,17 @@ public struct Fact: Sendable, Hashable {
         self.flags = flags
     }
 
+    /// Hashes the fields that tell facts of one payload apart (kind, instant, end, reference), not every
+    /// string: sets of facts are built for every record, and hashing each subject, product and currency was
+    /// most of their cost. Equality still compares every field.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(at)
+        hasher.combine(end)
+        hasher.combine(ref)
+        hasher.combine(observedAt)
+    }
+
     /// A fact kind: an open set of raw strings, so that a store module can add kinds without touching the ledger.
     public struct Kind: RawRepresentable, Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
         public var rawValue: String
