@@ -7,8 +7,9 @@
 /// A missing archive member is stored as `''`, not NULL, so that provenance compares as a plain row value.
 enum LedgerSchema {
     /// Stored in SQLite's `user_version` when the tables are created; a ledger with another version is refused
-    /// rather than misread. 2: binary `fact_key`, facts clustered by subject.
-    static let version: Int64 = 2
+    /// rather than misread. 2: binary `fact_key`, facts clustered by subject. 3: quarantine keys include the
+    /// record's position.
+    static let version: Int64 = 3
 
     static let create = [
         // files: the manifest of input files. A file whose path, size and SHA-256 match a `done` row is skipped;
@@ -73,8 +74,9 @@ enum LedgerSchema {
         ) WITHOUT ROWID
         """,
         // quarantine: records that could not be used, with the reason and the first 4096 raw bytes (enough to
-        // see what it was; `raw_size` tells how much there was). `key` digests (file, member, raw bytes), so
-        // reading a changed file again does not add its bad records twice.
+        // see what it was; `raw_size` tells how much there was). `key` digests (file, member, position, raw
+        // bytes), so reading a file again (grown by appends, or after a killed run) does not add its bad records
+        // twice, while two identical bad lines stay two bad records.
         """
         CREATE TABLE IF NOT EXISTS quarantine (
             key             TEXT    NOT NULL PRIMARY KEY,

@@ -15,7 +15,9 @@ public struct QuarantineEntry: Sendable, Hashable {
     public var raw: [UInt8]
     /// The record's full size in bytes.
     public var rawSize: Int
-    /// Hex SHA-256 of (file, member, all raw bytes): the same bad record read again from the same file is one row.
+    /// Hex SHA-256 of (file, member, position, all raw bytes): the same bad record read again from the same
+    /// place is one row, while two identical bad lines (two "502 Bad Gateway" pages in one log) are two bad
+    /// records, as an analyst counts them.
     public var key: String
 
     /// Builds the entry from the complete raw bytes (only the first ``keptRawBytes`` are kept).
@@ -29,6 +31,7 @@ public struct QuarantineEntry: Sendable, Hashable {
         var encoder = DigestEncoder()
         encoder.append(provenance.file)
         encoder.append(provenance.member)
+        encoder.append(provenance.position)
         hasher.update(data: encoder.bytes)
         hasher.update(data: rawBytes)
         self.key = hasher.finalize().hexString

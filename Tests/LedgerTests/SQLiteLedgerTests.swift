@@ -110,7 +110,7 @@ import Testing
         #expect(digests.count == 1)
     }
 
-    @Test func quarantineIsIdempotentPerFileAndRawBytes() throws {
+    @Test func quarantineIsIdempotentPerPlaceAndRawBytes() throws {
         let directory = try TemporaryDirectory()
         let ledger = try SQLiteLedger(path: directory.file("q.sqlite"))
         let garbage = Array(#"{"received_at": "2024-03-01T12:00:00Z", "body": {"#.utf8)
@@ -119,10 +119,14 @@ import Testing
             let first = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
                                         provenance: Provenance(file: "a.ndjson", position: 3), rawBytes: garbage)
             #expect(try ledger.quarantine(first))
-            // The same bad record at another line of the same (changed) file: still one row.
-            let moved = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
-                                        provenance: Provenance(file: "a.ndjson", position: 9), rawBytes: garbage)
-            #expect(try !ledger.quarantine(moved))
+            // Read again from the same place (a re-run, or the file grown by appends): still one row.
+            let again = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
+                                        provenance: Provenance(file: "a.ndjson", position: 3), rawBytes: garbage)
+            #expect(try !ledger.quarantine(again))
+            // The same bad bytes at another line of the file: another bad record.
+            let repeated = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
+                                           provenance: Provenance(file: "a.ndjson", position: 9), rawBytes: garbage)
+            #expect(try ledger.quarantine(repeated))
             let otherFile = QuarantineEntry(reason: "malformed_json", detail: "cut",
                                             provenance: Provenance(file: "b.ndjson", position: 3), rawBytes: garbage)
             #expect(try ledger.quarantine(otherFile))
@@ -132,7 +136,7 @@ import Testing
         }
         var listed: [QuarantineEntry] = []
         try ledger.forEachQuarantined(reason: nil) { listed.append($0) }
-        #expect(listed.map(\.provenance.description) == ["a.ndjson:3", "b.ndjson:3", "c.tar[big.json]:0"])
+        #expect(listed.map(\.provenance.description) == ["a.ndjson:3", "a.ndjson:9", "b.ndjson:3", "c.tar[big.json]:0"])
         #expect(listed.first?.raw == garbage)
         #expect(listed.last?.raw.count == QuarantineEntry.keptRawBytes)
         #expect(listed.last?.rawSize == 10_000)
@@ -140,8 +144,8 @@ import Testing
         try ledger.forEachQuarantined(reason: "unrecognized") { unrecognized.append($0) }
         #expect(unrecognized.map(\.detail) == ["no known shape"])
         let statistics = try ledger.statistics()
-        #expect(statistics.quarantined == 3)
-        #expect(statistics.quarantinedByReason == ["malformed_json": 2, "unrecognized": 1])
+        #expect(statistics.quarantined == 4)
+        #expect(statistics.quarantinedByReason == ["malformed_json": 3, "unrecognized": 1])
     }
 
     @Test func statisticsAddUpAndFollowTheLatestReadOfEachFile() throws {
