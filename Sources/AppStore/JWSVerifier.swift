@@ -48,7 +48,7 @@ public struct JWSVerifier: Sendable {
     ///   same ledger whenever it runs. Apple sends `signedDate` in every payload it signs.
     /// - Throws: ``JWSVerificationError`` naming the check that failed.
     public func verify(_ text: String, unsignedDateFallback: Millis? = nil) throws(JWSVerificationError) -> CompactJWS {
-        guard let jws = CompactJWS(text) else { throw .malformed("not a compact JWS with JSON header and payload") }
+        guard let jws = CompactJWS(text) else { throw .malformed("not a compact JWS with a JSON payload") }
         try verify(jws, unsignedDateFallback: unsignedDateFallback)
         return jws
     }

@@ -20,7 +20,8 @@ final class VerifiedChainCache: Sendable {
 
     subscript(header: ArraySlice<UInt8>) -> VerifiedChain? {
         get { chains.withLock { $0[HeaderKey(bytes: header)] } }
-        set { chains.withLock { $0[HeaderKey(bytes: header)] = newValue } }
+        // Stored as a copy: the slice would keep the whole signing input of the first payload alive.
+        set { chains.withLock { $0[HeaderKey(bytes: Array(header)[...])] = newValue } }
     }
 
     /// A header's bytes as a dictionary key. Hashes the bytes as one buffer: the synthesized hash of a `[UInt8]`

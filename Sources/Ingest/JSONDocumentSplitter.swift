@@ -203,17 +203,23 @@ struct JSONDocumentSplitter: StreamStage {
         return index
     }
 
-    /// The index of the first `"` or `\` in `bytes[start...]` (`bytes.count` when there is none): where a string
-    /// can end. With `memchr`, as App Store records are mostly one long base64 string (the JWS), which a byte
-    /// loop walked at a fraction of the speed.
+    /// The index of the first `"` or `\` in `bytes[start...]`, looking at most ``stringWindow`` bytes ahead
+    /// (the index after the window when it holds neither; the callers then go on from there). With `memchr`:
+    /// App Store records are mostly one long base64 string (the JWS), which a byte loop walked at a fraction
+    /// of the speed. The window bounds the work per call, so that a long string full of escapes far from its
+    /// closing quote is not searched to its end again after every escape.
     static func quoteOrBackslash(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard start < bytes.count, let base = bytes.baseAddress else { return bytes.count }
+        let limit = min(bytes.count, start + stringWindow)
         func find(_ byte: UInt8, before end: Int) -> Int? {
             memchr(base + start, Int32(byte), end - start).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) }
         }
-        let quote = find(UInt8(ascii: "\""), before: bytes.count) ?? bytes.count
+        let quote = find(UInt8(ascii: "\""), before: limit) ?? limit
         return find(UInt8(ascii: "\\"), before: quote) ?? quote
     }
+
+    /// Bytes ``quoteOrBackslash(in:from:)`` searches per call.
+    static let stringWindow = 4096
 
     /// Follows strings, escapes and nesting through one byte.
     private mutating func track(_ byte: UInt8) {

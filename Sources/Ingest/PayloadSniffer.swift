@@ -119,13 +119,14 @@ struct PayloadSniffer {
     }
 
     /// A bare JWS string: an App Store V2 notification's `signedPayload`, a `signedTransactionInfo` or a
-    /// `signedRenewalInfo`, told apart by their (unverified) payload.
+    /// `signedRenewalInfo`, told apart by their (unverified) payload. The header is not read here: one that
+    /// does not decode fails verification (`bad_signature`), like any other forged header.
     private func sniffJWS(_ text: String) throws(RecordRejection) -> Sniffed {
         guard CompactJWS.looksLikeJWS(text) else {
             throw RecordRejection(reason: .unrecognized, detail: "a JSON string that is not a JWS")
         }
         guard let jws = CompactJWS(text), let payload = jws.payload.object else {
-            throw RecordRejection(reason: .unrecognized, detail: "a JWS whose header or payload is not base64url JSON")
+            throw RecordRejection(reason: .unrecognized, detail: "a JWS whose payload is not base64url JSON")
         }
         if payload["notificationType"] != nil {
             return Sniffed(source: .appleNotificationV2, payload: .jws(text),

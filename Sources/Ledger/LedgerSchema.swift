@@ -222,7 +222,8 @@ enum LedgerSchema {
         SELECT dedup_key, source, outcome, reason, file, member, position FROM records ORDER BY dedup_key
         """
 
-    static let digestFacts = "SELECT fact_key, observed_at FROM facts ORDER BY fact_key"
+    /// In primary-key order: no sort, and total even if two subjects shared a key.
+    static let digestFacts = "SELECT fact_key, observed_at FROM facts ORDER BY platform, subject, fact_key"
 
     static let digestQuarantine = "SELECT key, reason FROM quarantine ORDER BY key"
 }

@@ -69,7 +69,8 @@ public struct IngestJob {
     /// while the store commits.
     public var batchesInFlight = 6
     /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
-    /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
+    /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway). A value
+    /// below 1 counts as 1.
     public var workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
 
     /// A job writing into the ledger at `ledgerPath` (created when missing); `lockTimeout` is how long it waits
@@ -112,6 +113,7 @@ public struct IngestJob {
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
+            let workers = max(workers, 1)
             let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
             let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight) }
             startReader(files: files, done: done, queues: read)

@@ -52,6 +52,24 @@ import Testing
         #expect(unlogged.quarantineReason == .badSignature)
     }
 
+    /// A header that is not base64url JSON is only read by the verifier (the parser looks at the payload): the
+    /// record is a forgery like any other, quarantined as `bad_signature`, not accepted and not cached.
+    @Test func anUndecodableHeaderIsABadSignature() throws {
+        let genuine = try vector("mock_signed_data/wrongBundleId")
+        let parts = genuine.split(separator: ".", omittingEmptySubsequences: false)
+        let forged = Base64URL.encode(Array("not json".utf8)) + "." + parts[1] + "." + parts[2]
+        let verifier = try JWSVerifier(trustedRoots: [try vectorRoot()])
+        #expect(throws: JWSVerificationError.malformed("header is not base64url JSON")) {
+            try verifier.verify(forged, unsignedDateFallback: 1_700_000_000_000)
+        }
+        let logged = Envelope(receivedAt: 1_681_314_324_000)
+        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
+        let result = translator.translate(record(.appleNotificationV2, jws: forged, envelope: logged))
+        #expect(result.quarantineReason == .badSignature)
+        // The genuine header still verifies after the forged one was rejected.
+        #expect(translator.translate(record(.appleNotificationV2, jws: genuine, envelope: logged)) == .excluded(.test))
+    }
+
     @Test func missingX5CIsRejected() throws {
         let verifier = try JWSVerifier(trustedRoots: [try vectorRoot()])
         #expect(throws: JWSVerificationError.missingX5C) {
@@ -64,7 +82,7 @@ import Testing
 
     @Test func embeddedAppleRootParses() throws {
         #expect(AppStoreTranslator.appleRootCAG3.count == 1)
-        let file = Array(try Data(contentsOf: URL(fileURLWithPath: "/work/shared/certs/AppleRootCA-G3.cer")))
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: sharedPath("certs/AppleRootCA-G3.cer"))))
         #expect(AppStoreTranslator.appleRootCAG3[0] == file)
         _ = try JWSVerifier(trustedRoots: AppStoreTranslator.appleRootCAG3)
     }

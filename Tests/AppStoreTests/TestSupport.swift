@@ -48,11 +48,30 @@ extension Array where Element == Fact {
 }
 
 /// Reads a file of Apple's signed-data test vectors (`/work/shared/vectors/app-store-server-library`).
+/// The `shared` folder of the contract (`spec/`, `vectors/`, `certs/`), which lives beside the project's root:
+/// `$SUBLEDGER_SHARED` when set, else `../shared` from the package root, else, for a clone of a local checkout
+/// (`git clone . /tmp/check`), `../shared` beside the checkout it was cloned from.
+func sharedPath(_ relative: String) -> String {
+    let fileManager = FileManager.default
+    if let explicit = ProcessInfo.processInfo.environment["SUBLEDGER_SHARED"] {
+        return explicit + "/" + relative
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let beside = root.deletingLastPathComponent().appendingPathComponent("shared")
+    if fileManager.fileExists(atPath: beside.path) { return beside.appendingPathComponent(relative).path }
+    let config = (try? String(contentsOf: root.appendingPathComponent(".git/config"), encoding: .utf8)) ?? ""
+    let origin = config.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        .first { $0.hasPrefix("url = /") }.map { URL(fileURLWithPath: String($0.dropFirst(6))).standardizedFileURL }
+    let cloned = origin?.deletingLastPathComponent().appendingPathComponent("shared")
+    return (cloned ?? beside).appendingPathComponent(relative).path
+}
+
 func vector(_ name: String) throws -> String {
-    let path = "/work/shared/vectors/app-store-server-library/" + name
+    let path = sharedPath("vectors/app-store-server-library/" + name)
     return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 func vectorRoot() throws -> [UInt8] {
-    Array(try Data(contentsOf: URL(fileURLWithPath: "/work/shared/vectors/app-store-server-library/testCA.der")))
+    Array(try Data(contentsOf: URL(fileURLWithPath: sharedPath("vectors/app-store-server-library/testCA.der"))))
 }

@@ -96,10 +96,16 @@ import Testing
     @Test func singleDocumentWithLongEscapedStringsIsOneRecordAndACutOneIsDamage() throws {
         let folder = try TemporaryFolder()
         let long = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 4000)
-        let document = #"{"signedPayload":"\#(long)","note":"a \"quoted\" } and \\ ] inside"}"#
+        // Escapes spread over more than the splitter's search window (JSONDocumentSplitter.stringWindow).
+        let trace = String(repeating: #"at frame\n\t{\"x\": [1]} "#, count: 1000)
+        let document = #"{"signedPayload":"\#(long)","trace":"\#(trace)","note":"a \"quoted\" } and \\ ] inside"}"#
+        #expect((try? JSONParser.parse(Array(document.utf8))) != nil)
         let whole = try readAll(try folder.write("one.json", document + "\n"))
         #expect(whole.damages.isEmpty)
         #expect(whole.texts == [document])
+        let array = try readAll(try folder.write("array.json", #"[{"a":1},\#(document),{"b":"\\"}]"#))
+        #expect(array.damages.isEmpty)
+        #expect(array.texts == [#"{"a":1}"#, document, #"{"b":"\\"}"#])
         let cut = try readAll(try folder.write("cut.json", String(document.prefix(document.utf8.count - 20))))
         #expect(cut.texts.isEmpty)
         #expect(cut.damages.map(\.reason) == ["JSON document cut off inside a value"])
