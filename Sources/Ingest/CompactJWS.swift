@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JWS in compact serialisation (`base64url(header).base64url(payload).base64url(signature)`), split and
 /// decoded but **not verified**: `AppStore` verifies before any fact is taken from it. Ingest decodes only to
 /// recognise the record and to read its deduplication key.
@@ -28,9 +26,10 @@ public struct CompactJWS: Sendable, Hashable {
     public init?(_ text: String) {
         var text = text
         let decoded: (payload: JSON, signingInput: [UInt8], signature: [UInt8], headerLength: Int)? = text.withUTF8 { bytes in
-            guard let first = Self.dot(in: bytes, from: 0), first > 0,
-                  let second = Self.dot(in: bytes, from: first + 1),
-                  Self.dot(in: bytes, from: second + 1) == nil,
+            let dot = UInt8(ascii: ".")
+            guard let first = bytes.index(of: dot, from: 0), first > 0,
+                  let second = bytes.index(of: dot, from: first + 1),
+                  bytes.index(of: dot, from: second + 1) == nil,
                   let payloadBytes = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
                   let signature = Base64URL.decode(buffer: UnsafeBufferPointer(rebasing: bytes[(second + 1)...])),
                   let payload = try? JSONParser.parse(payloadBytes)
@@ -43,13 +42,6 @@ public struct CompactJWS: Sendable, Hashable {
         self.signingInput = decoded.signingInput
         self.signature = decoded.signature
         self.headerLength = decoded.headerLength
-    }
-
-    /// The index of the first `.` in `bytes[start...]`. `memchr`: the header before the first dot is about 4 kB.
-    private static func dot(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < bytes.count, let base = bytes.baseAddress,
-              let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// The header's base64url text, as signed: equal texts are equal headers.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Splits a `.json` file into records: the whole document when it is a single value, or each element of a
 /// top-level array, streamed element by element so that a large array never sits in memory.
 ///
@@ -209,13 +207,9 @@ struct JSONDocumentSplitter: StreamStage {
     /// of the speed. The window bounds the work per call, so that a long string full of escapes far from its
     /// closing quote is not searched to its end again after every escape.
     static func quoteOrBackslash(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard start < bytes.count, let base = bytes.baseAddress else { return bytes.count }
         let limit = min(bytes.count, start + stringWindow)
-        func find(_ byte: UInt8, before end: Int) -> Int? {
-            memchr(base + start, Int32(byte), end - start).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) }
-        }
-        let quote = find(UInt8(ascii: "\""), before: limit) ?? limit
-        return find(UInt8(ascii: "\\"), before: quote) ?? quote
+        let quote = bytes.index(of: UInt8(ascii: "\""), from: start, before: limit) ?? limit
+        return bytes.index(of: UInt8(ascii: "\\"), from: start, before: quote) ?? quote
     }
 
     /// Bytes ``quoteOrBackslash(in:from:)`` searches per call.

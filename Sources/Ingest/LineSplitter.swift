@@ -1,5 +1,3 @@
-import Foundation
-
 /// Splits `.ndjson` / `.jsonl` content into records, one per line.
 ///
 /// Lines end at `\n`; a `\r` before it is dropped; blank (whitespace-only) lines are skipped but still counted,
@@ -28,7 +26,7 @@ struct LineSplitter: StreamStage {
         let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var start = 0
         while start < bytes.count {
-            guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
+            guard let newline = bytes.index(of: 0x0A, from: start) else {
                 append(UnsafeBufferPointer(rebasing: bytes[start...]))
                 try flushOverlong(emit: emit)
                 return
@@ -81,13 +79,6 @@ struct LineSplitter: StreamStage {
         pending = []
         discarding = true
         try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: line)))
-    }
-
-    static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < bytes.count, let base = bytes.baseAddress,
-              let found = memchr(base + start, Int32(byte), bytes.count - start)
-        else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     static func isBlank(_ bytes: [UInt8]) -> Bool {
