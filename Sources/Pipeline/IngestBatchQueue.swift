@@ -20,26 +20,8 @@ final class IngestBatchQueue: @unchecked Sendable {
             case read(RawRecord)
             /// The parser rejected it, or the translator quarantined it.
             case quarantined(QuarantineEntry)
-            /// Production data, with the facts it states and their ledger keys.
-            case used(Identity, [KeyedFact])
-            /// Not production data.
-            case excluded(Identity, ExclusionReason)
-        }
-
-        /// What the `records` table keeps of a parsed record (``StoredRecord`` without its outcome).
-        struct Identity {
-            var dedupKey: String
-            var source: SourceKind
-            var provenance: Provenance
-            /// The envelope's `received_at` (ms, UTC).
-            var receivedAt: Millis?
-
-            init(_ record: ParsedRecord) {
-                dedupKey = record.dedupKey
-                source = record.source
-                provenance = record.provenance
-                receivedAt = record.envelope.receivedAt
-            }
+            /// A used record with the facts it states (keyed for the ledger), or an excluded one (no facts).
+            case stored(StoredRecord, [KeyedFact])
         }
 
         /// Size of the record as read, in bytes (for progress).

@@ -243,9 +243,13 @@ public struct IngestJob {
         case .success(let record): parsed = record
         case .failure(let rejection): return quarantined(rejection.reason, rejection.detail)
         }
+        func stored(_ outcome: StoredRecord.Outcome) -> StoredRecord {
+            StoredRecord(dedupKey: parsed.dedupKey, source: parsed.source, outcome: outcome,
+                         provenance: parsed.provenance, receivedAt: parsed.envelope.receivedAt)
+        }
         switch translator.translate(parsed) {
-        case .used(let facts): return .used(.init(parsed), facts.map(KeyedFact.init))
-        case .excluded(let reason): return .excluded(.init(parsed), reason)
+        case .used(let facts): return .stored(stored(.used), facts.map(KeyedFact.init))
+        case .excluded(let reason): return .stored(stored(.excluded(reason)), [])
         case .quarantined(let reason, let detail): return quarantined(reason, detail)
         }
     }

@@ -33,19 +33,18 @@ struct IngestRecordStore<Store: LedgerStore> {
                 // The same bad record of the same file, quarantined by an earlier read of it.
                 counts.duplicate += 1
             }
-        case .used(let identity, let facts):
-            let isNew = try ledger.store(stored(identity, .used), keyedFacts: facts)
+        case .stored(let stored, let facts):
+            let isNew = try ledger.store(stored, keyedFacts: facts)
             for keyed in facts {
                 firstEventAt = min(firstEventAt ?? keyed.fact.at, keyed.fact.at)
                 lastEventAt = max(lastEventAt ?? keyed.fact.observedAt, keyed.fact.observedAt)
             }
-            if isNew { counts.used += 1 } else { counts.duplicate += 1 }
-        case .excluded(let identity, let reason):
-            if try ledger.store(stored(identity, .excluded(reason)), keyedFacts: []) {
+            switch (isNew, stored.outcome) {
+            case (false, _): counts.duplicate += 1
+            case (true, .used): counts.used += 1
+            case (true, .excluded(let reason)):
                 counts.excluded += 1
                 excludedByReason[reason.rawValue, default: 0] += 1
-            } else {
-                counts.duplicate += 1
             }
         }
     }
@@ -61,10 +60,5 @@ struct IngestRecordStore<Store: LedgerStore> {
         statistics.quarantinedByReason.merge(quarantinedByReason, uniquingKeysWith: +)
         if let firstEventAt { statistics.firstEventAt = min(statistics.firstEventAt ?? firstEventAt, firstEventAt) }
         if let lastEventAt { statistics.lastEventAt = max(statistics.lastEventAt ?? lastEventAt, lastEventAt) }
-    }
-
-    private func stored(_ record: IngestBatchQueue.Record.Identity, _ outcome: StoredRecord.Outcome) -> StoredRecord {
-        StoredRecord(dedupKey: record.dedupKey, source: record.source, outcome: outcome,
-                     provenance: record.provenance, receivedAt: record.receivedAt)
     }
 }
