@@ -98,7 +98,8 @@ struct IngestCommand: ParsableCommand {
         if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
     }
 
-    /// Reads the inputs into the ledger and prints the summary (stderr) and, with `json`, the counts (stdout).
+    /// Reads the inputs into the ledger and prints the summary on stdout (cli.md: "data and summaries to
+    /// stdout"); with `json`, stdout holds only the counts as one JSON object and the summary goes to stderr.
     /// Shared by `ingest` and `run`.
     static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestStatistics {
         let translator = try options.makeTranslator()
@@ -115,7 +116,8 @@ struct IngestCommand: ParsableCommand {
         }
         var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(skipped.count) skipped (unchanged)"]
         lines += statistics.summaryLines
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        let summary = lines.joined(separator: "\n")
+        if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if json {
             print(SummaryJSON.ingestObject(statistics, extra: [("skipped_files", JSONWriter.compact(.array(skipped.map { .string($0) })))]))
         }

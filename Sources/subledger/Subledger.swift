@@ -42,8 +42,14 @@ struct Subledger: ParsableCommand {
                 Foundation.exit(0)
             }
             if !message.isEmpty { FileHandle.standardError.write(Data("\(message)\n".utf8)) }
-            // ArgumentParser reports usage errors as EX_USAGE (64); cli.md wants 2.
-            Foundation.exit(code == .validationFailure ? CommandFailure.usage("").exitCode.rawValue : code.rawValue)
+            // ArgumentParser reports usage errors as EX_USAGE (64); cli.md wants 2. Any other error it maps to 1,
+            // which cli.md keeps for "finished but some input was quarantined": an unexpected error did not
+            // finish, so it is 3.
+            switch code {
+            case .validationFailure: Foundation.exit(CommandFailure.usage("").exitCode.rawValue)
+            case .failure: Foundation.exit(CommandFailure.couldNotFinish("").exitCode.rawValue)
+            default: Foundation.exit(code.rawValue)
+            }
         }
     }
 }

@@ -60,7 +60,10 @@ struct SubledgerProcess {
         let quarantined = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--json", "with-garbage.ndjson"], in: directory, tag: "garbage")
         #expect(quarantined.status == 1)
         #expect(quarantined.stdout.contains(#""quarantined_by_reason":{"malformed_json":1}"#))
-        #expect(quarantined.stderr.contains("malformed_json 1"))
+        #expect(quarantined.stderr.contains("malformed_json 1"), "with --json the summary moves to stderr")
+        let plain = try SubledgerProcess.run(["ingest", "--db", "plain.sqlite", "with-garbage.ndjson"], in: directory, tag: "plain")
+        #expect(plain.status == 1)
+        #expect(plain.stdout.contains("malformed_json 1"), "the summary is on stdout (cli.md)")
 
         let missing = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "missing.ndjson"], in: directory, tag: "missing")
         #expect(missing.status == 2)
