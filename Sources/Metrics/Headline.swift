@@ -12,10 +12,11 @@ public struct Headline: Sendable, Hashable {
     public var byPlatform: [SubscriptionsMonthlyRow]
     /// `mrr_end` cells summed over products, per currency (sorted by currency; unknown currency left out).
     public var mrrByCurrency: [CurrencyAmount]
-    /// Billing-issue episodes that started in ``month`` (both platforms): recovered / (recovered + lost).
-    public var recoveryRate: Ratio
-    /// Trials that started in ``month`` (both platforms): converted / (converted + abandoned).
-    public var trialConversion: Ratio
+    /// The `grace_recovery` rows of ``month``, by platform. metrics.md defines recovery per platform only, so
+    /// no rate pooled over both is made up here.
+    public var grace: [GraceRecoveryRow]
+    /// The `trial_conversion` rows of the ``month`` cohort, by platform and product (as metrics.md defines it).
+    public var trials: [TrialConversionRow]
 
     /// An amount in one currency.
     public struct CurrencyAmount: Sendable, Hashable {
@@ -48,17 +49,11 @@ extension ReportTables {
             mrrCents[row.currency, default: 0] += row.mrrEnd.cents
         }
         let mrr = mrrCents.mapValues { Money(micros: $0 * 10_000) }
-        let grace = graceRecovery.filter { $0.month == month }
-        let recovered = grace.reduce(0) { $0 + $1.recovered }
-        let lost = grace.reduce(0) { $0 + $1.lost }
-        let trials = trialConversion.filter { $0.cohortMonth == month }
-        let converted = trials.reduce(0) { $0 + $1.converted }
-        let abandoned = trials.reduce(0) { $0 + $1.abandoned }
         return Headline(month: month, subscriptions: total, byPlatform: platforms,
                         mrrByCurrency: mrr.keys.sorted().compactMap { currency in
                             mrr[currency].map { Headline.CurrencyAmount(currency: currency, amount: $0) }
                         },
-                        recoveryRate: Ratio(recovered, recovered + lost),
-                        trialConversion: Ratio(converted, converted + abandoned))
+                        grace: graceRecovery.filter { $0.month == month },
+                        trials: trialConversion.filter { $0.cohortMonth == month })
     }
 }

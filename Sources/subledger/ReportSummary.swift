@@ -17,8 +17,14 @@ extension ReportJob.Outcome {
         lines.append("as of \(asOfText) (\(zoneName)); last complete month \(headline.month):")
         lines.append("  active subscriptions at month end: \(total.activeEnd) (\(platforms))")
         lines.append("  churned: \(total.churned) of \(total.activeStart) active at the start; churn rate \(rate(total.churnRate)), net churn rate \(rate(total.netChurnRate))")
-        lines.append("  billing-issue recovery rate: \(rate(headline.recoveryRate)) (\(headline.recoveryRate.numerator) recovered of \(headline.recoveryRate.denominator) ended)")
-        lines.append("  trial conversion: \(rate(headline.trialConversion))")
+        let grace = headline.grace.map {
+            "\($0.platform) \(rate($0.recoveryRate)) (\($0.recoveryRate.numerator) of \($0.recoveryRate.denominator))"
+        }
+        lines.append("  billing-issue recovery rate, episodes started this month: " + (grace.isEmpty ? "none" : grace.joined(separator: ", ")))
+        let trials = headline.trials.map {
+            "\($0.platform) \($0.productId) \(rate($0.conversionRate)) (\($0.conversionRate.numerator) of \($0.conversionRate.denominator))"
+        }
+        lines.append("  trial conversion, trials started this month: " + (trials.isEmpty ? "none" : trials.joined(separator: ", ")))
         if !headline.mrrByCurrency.isEmpty {
             lines.append("  MRR: " + headline.mrrByCurrency.map { "\($0.amount.text) \($0.currency)" }.joined(separator: ", "))
         }

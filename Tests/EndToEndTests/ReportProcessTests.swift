@@ -39,6 +39,24 @@ struct ReportProcessTests {
                                             "--apple-root-ca", "sim/apple-root.der", "sim/archives"], in: workspace, tag: "run")
         #expect(run.status == 1, "the simulated noise is quarantined: \(run.stderr)")
         #expect(run.stdout.contains("reports written to first/"))
+        #expect(run.stdout.contains("records: "), "the ingest summary is a summary: stdout (cli.md)")
+        #expect(run.stdout.contains("  trial conversion, trials started this month: "))
+        #expect(run.stdout.contains("  billing-issue recovery rate, episodes started this month: "))
+        // The headline's rates are the CSV's own cells (metrics.md defines them per platform and product only).
+        let month = try #require(run.stdout.split(separator: "last complete month ").last?.prefix(7)).description
+        let trials = try String(contentsOfFile: workspace.file("first/trial_conversion.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .filter { $0[0] == month }
+        for row in trials {
+            #expect(run.stdout.contains("\(row[1]) \(row[2]) \(row[7].isEmpty ? "n/a" : String(row[7])) (\(row[4]) of "),
+                    "trial row \(row) in the summary: \(run.stdout)")
+        }
+        let json = try SubledgerProcess.run(["run", "--json", "--db", "l.sqlite", "--out", "third", "--prices", "sim/prices.csv",
+                                             "sim/archives"], in: workspace, tag: "run-json")
+        #expect(json.status == 0, "every file is unchanged, so nothing new is quarantined: \(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["records"] as? [String: Any])?["read"] as? Int == 0, "stdout is the one ingest JSON object")
+        #expect(json.stderr.contains("reports written to third/"))
         let again = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "second", "--prices", "sim/prices.csv"],
                                              in: workspace, tag: "report")
         #expect(again.status == 0, "\(again.stderr)")
