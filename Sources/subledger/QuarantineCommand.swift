@@ -35,10 +35,16 @@ struct QuarantineCommand: ParsableCommand {
     func run() throws {
         let store = try ledger.openForReading()
         var output: FileHandle = .standardOutput
-        if let export {
-            guard FileManager.default.createFile(atPath: export, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: export) else {
-                throw CommandFailure.usage("--export \(export): cannot create the file")
+        // An export is written to a hidden file beside it and renamed into place once complete, so that a
+        // failure (exit 3) leaves no half-written export (cli.md).
+        let temporary = export.map { path -> String in
+            let url = URL(fileURLWithPath: path)
+            return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
+        }
+        if let temporary, let export {
+            guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: temporary) else {
+                throw CommandFailure.usage("--export \(export): cannot create a file in its folder")
             }
             output = handle
         }
@@ -54,15 +60,22 @@ struct QuarantineCommand: ParsableCommand {
                 }
                 buffer.append(UInt8(ascii: "\n"))
                 if buffer.count >= 1 << 16 {
-                    output.write(Data(buffer))
+                    try output.write(contentsOf: buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
+            try output.write(contentsOf: buffer)
+            if let temporary, let export {
+                try output.close()
+                guard rename(temporary, export) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            }
         } catch {
-            throw CommandFailure.couldNotFinish("cannot read the quarantine of \(ledger.path): \(error); check that --db names a subledger ledger (`subledger status --db \(ledger.path)`)")
+            if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            throw CommandFailure.couldNotFinish("""
+                cannot export the quarantine of \(ledger.path): \(error); check that --db names a subledger ledger \
+                (`subledger status --db \(ledger.path)`) and that the export's folder is writable
+                """)
         }
-        output.write(Data(buffer))
-        if export != nil { try? output.close() }
         let destination = export.map { " written to \($0)" } ?? ""
         FileHandle.standardError.write(Data("\(count) quarantined records\(destination)\n".utf8))
     }

@@ -88,6 +88,14 @@ struct SubledgerProcess {
         #expect(export.status == 0)
         let exported = String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self)
         #expect(exported.hasPrefix(#"{"file":"with-garbage.ndjson","member":null,"position":11,"reason":"malformed_json","#))
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".q.ndjson.partial")), "written beside, then renamed")
+        // A ledger that cannot be read: exit 3, and the earlier export is left as it was, not truncated.
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("broken.sqlite")))
+        let failed = try SubledgerProcess.run(["quarantine", "--db", "broken.sqlite", "--export", "q.ndjson"],
+                                              in: directory, tag: "quarantine-broken")
+        #expect(failed.status == 3, "\(failed.stderr)")
+        #expect(String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self) == exported)
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".q.ndjson.partial")))
     }
 
     /// Kills the real binary with SIGKILL at random moments, re-runs it to completion, and expects exactly
