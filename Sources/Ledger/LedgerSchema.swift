@@ -174,8 +174,6 @@ enum LedgerSchema {
     /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement.
     static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts"
 
-    static let latestObservation = "SELECT MAX(observed_at) FROM facts"
-
     static let listQuarantine = """
         SELECT reason, detail, file, member, position, raw, raw_size FROM quarantine
         WHERE (? IS NULL OR reason = ?)

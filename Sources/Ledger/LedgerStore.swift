@@ -50,8 +50,6 @@ public protocol LedgerStore {
     /// chains (``Fact/Kind/link``) joined under the chain's first subject. Within a group facts are sorted by
     /// (at, kind, observedAt, ref). Only the current group is held in memory.
     func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
-    /// The latest `observedAt` of any fact (the default as-of time), `nil` for an empty ledger.
-    func latestObservation() throws(LedgerError) -> Millis?
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// provenance-independent details: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String

@@ -287,12 +287,6 @@ public final class SQLiteLedger: LedgerStore {
         }
     }
 
-    public func latestObservation() throws(LedgerError) -> Millis? {
-        let statement = try prepared(LedgerSchema.latestObservation)
-        defer { statement.reset() }
-        return try statement.step() ? statement.optionalInt64(0) : nil
-    }
-
     public func contentDigest() throws(LedgerError) -> String {
         enum Column { case text, integer, blob }
         var hasher = SHA256()

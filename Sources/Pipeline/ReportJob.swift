@@ -73,7 +73,9 @@ public struct ReportJob {
         let asOf: Millis
         do {
             ingest = try ledger.statistics()
-            guard let resolved = try settings.asOf ?? ledger.latestObservation() else { throw ReportJobError.emptyLedger }
+            // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the
+            // latest `observed_at`), so the facts are not scanned a second time for it.
+            guard let resolved = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
             asOf = resolved
         } catch let error as ReportJobError {
             throw error

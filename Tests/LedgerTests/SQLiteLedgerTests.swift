@@ -21,7 +21,7 @@ import Testing
         }
         let reopened = try SQLiteLedger(path: path, mode: .readOnly)
         #expect(try reopened.statistics() == IngestStatistics())
-        #expect(try reopened.latestObservation() == nil)
+        #expect(try reopened.statistics().lastEventAt == nil)
     }
 
     @Test func readOnlyOpenOfAMissingDatabaseSaysSo() throws {
@@ -69,7 +69,7 @@ import Testing
             let all = try groups(ledger)
             #expect(all.count == 1)
             #expect(all.first?.2 == [googleFact("tok-a", observedAt: 1_709_294_405_000)])
-            #expect(try ledger.latestObservation() == 1_709_294_405_000)
+            #expect(try ledger.statistics().lastEventAt == 1_709_294_405_000)
         }
     }
 
