@@ -35,7 +35,8 @@ enum AppleDate {
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
               let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...RFC3339.daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)),
+              hour < 24, minute < 60, second < 60
         else { return nil }
         let rest = String(decoding: bytes[19...], as: UTF8.self).trimmingCharacters(in: " ")
         guard rest.isEmpty || rest == "Etc/GMT" || rest == "GMT" || rest == "UTC" || rest == "Z" else { return nil }

@@ -67,7 +67,8 @@ public enum RFC3339 {
         return seconds * 1_000 + millis
     }
 
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    /// Days in `month` (1...12) of the proleptic Gregorian `year`.
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
