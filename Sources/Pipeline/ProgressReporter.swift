@@ -1,6 +1,7 @@
 import Foundation
+import Synchronization
 
-/// Where ingest progress goes.
+/// Where progress goes.
 public enum ProgressOutput: Sendable {
     /// No progress output (tests, library use).
     case none
@@ -8,15 +9,58 @@ public enum ProgressOutput: Sendable {
     case standardError
 }
 
-/// Progress of one ingest run: files done of total, records read, megabytes of record text read.
-/// Called from the store thread only.
-struct ProgressReporter {
-    private let output: ProgressOutput
+/// One line of progress on stderr, as cli.md asks: a live line rewritten in place on a terminal (every 200 ms at
+/// most), periodic lines otherwise (every 5 s, for logs). Shared by `ingest`, `report` and `simulate`; safe to
+/// call from any thread.
+public final class ProgressLine: Sendable {
+    private struct State {
+        var last: ContinuousClock.Instant
+        var live = false
+    }
+
+    private let enabled: Bool
     private let isTerminal: Bool
     private let interval: Duration
     private let clock = ContinuousClock()
-    private var lastLine: ContinuousClock.Instant
-    private var wroteLiveLine = false
+    private let state: Mutex<State>
+
+    public init(output: ProgressOutput) {
+        enabled = output == .standardError
+        isTerminal = isatty(STDERR_FILENO) == 1
+        interval = isTerminal ? .milliseconds(200) : .seconds(5)
+        state = Mutex(State(last: clock.now))
+    }
+
+    /// Shows `text` when the interval has passed since the last line (`text` is only built then).
+    public func show(_ text: @autoclosure () -> String) {
+        guard enabled else { return }
+        state.withLock { state in
+            guard clock.now - state.last >= interval else { return }
+            state.last = clock.now
+            if isTerminal {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(text())".utf8))
+                state.live = true
+            } else {
+                FileHandle.standardError.write(Data("\(text())\n".utf8))
+            }
+        }
+    }
+
+    /// Clears the live line, so that what follows starts on a fresh line.
+    public func finish() {
+        guard enabled else { return }
+        state.withLock { state in
+            guard state.live else { return }
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            state.live = false
+        }
+    }
+}
+
+/// Progress of one ingest run: files done of total, records read, megabytes of record text read.
+/// Called from the store thread only.
+struct ProgressReporter {
+    private let line: ProgressLine
 
     var filesTotal = 0
     var filesDone = 0
@@ -25,30 +69,17 @@ struct ProgressReporter {
     var bytes: Int64 = 0
 
     init(output: ProgressOutput) {
-        self.output = output
-        isTerminal = isatty(STDERR_FILENO) == 1
-        interval = isTerminal ? .milliseconds(200) : .seconds(5)
-        lastLine = clock.now
+        line = ProgressLine(output: output)
     }
 
-    /// Writes a line when the interval has passed since the last one.
-    mutating func tick() {
-        guard output == .standardError, clock.now - lastLine >= interval else { return }
-        lastLine = clock.now
-        let text = "ingest: \(filesDone)/\(filesTotal) files, \(records) records, "
-            + String(format: "%.1f MB", Double(bytes) / 1_000_000)
-        if isTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
-            wroteLiveLine = true
-        } else {
-            FileHandle.standardError.write(Data("\(text)\n".utf8))
-        }
+    /// Shows the counts when the line's interval has passed.
+    func tick() {
+        line.show("ingest: \(filesDone)/\(filesTotal) files, \(records) records, "
+            + String(format: "%.1f MB", Double(bytes) / 1_000_000))
     }
 
     /// Ends the live line so that the summary starts on a fresh line.
-    mutating func finish() {
-        guard output == .standardError, wroteLiveLine else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        wroteLiveLine = false
+    func finish() {
+        line.finish()
     }
 }

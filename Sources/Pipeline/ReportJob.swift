@@ -58,11 +58,11 @@ public struct ReportJob {
     }
 
     public var settings: Settings
-    /// Called every few thousand subscriptions with the number done so far (for progress on stderr).
-    public var progress: (@Sendable (Int) -> Void)?
+    /// Where the subscriptions done so far are shown while the tables are computed.
+    public var progress: ProgressOutput
 
-    /// A job; `progress` (if any) is called with the number of subscriptions done so far.
-    public init(settings: Settings, progress: (@Sendable (Int) -> Void)? = nil) {
+    /// A job writing the reports `settings` describes.
+    public init(settings: Settings, progress: ProgressOutput = .none) {
         self.settings = settings
         self.progress = progress
     }
@@ -88,6 +88,8 @@ public struct ReportJob {
         let apple = AppleHistoryBuilder()
         let google = GoogleHistoryBuilder()
         var done = 0
+        let line = ProgressLine(output: progress)
+        defer { line.finish() }
         do {
             try ledger.forEachSubscription { platform, id, facts in
                 switch platform {
@@ -95,12 +97,11 @@ public struct ReportJob {
                 case .google: engine.add(google.history(id: id, facts: facts))
                 }
                 done += 1
-                if done % 5_000 == 0 { progress?(done) }
+                if done % 1_000 == 0 { line.show("report: \(done) subscriptions") }
             }
         } catch {
             throw ReportJobError.ledger(String(describing: error))
         }
-        progress?(done)
         let tables = engine.finish()
         let files = render(tables, ingest: ingest, asOf: asOf)
         do {

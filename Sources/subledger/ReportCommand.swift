@@ -114,9 +114,7 @@ struct ReportArguments: ParsableArguments {
                                           reportingCurrency: currency?.uppercased(), fxRates: rates,
                                           formats: try formats(), outputDirectory: out,
                                           generatedBy: "subledger \(Subledger.version)")
-        return ReportJob(settings: settings, progress: { done in
-            FileHandle.standardError.write(Data("report: \(done) subscriptions\n".utf8))
-        })
+        return ReportJob(settings: settings, progress: .standardError)
     }
 
     private func readConfiguration(_ path: String, what: String) throws -> String {

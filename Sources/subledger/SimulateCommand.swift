@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Pipeline
 import Simulator
 
 /// `subledger simulate`: writes realistic archives of both stores plus `truth.json`.
@@ -35,9 +36,9 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let simulation = Simulation(subscribers: subscribers, months: months, seed: seed)
         do {
-            let summary = try simulation.write(to: out) { done in
-                FileHandle.standardError.write(Data("simulate: \(done) subscribers\n".utf8))
-            }
+            let line = ProgressLine(output: .standardError)
+            let summary = try simulation.write(to: out) { done in line.show("simulate: \(done) subscribers") }
+            line.finish()
             print("wrote \(summary.files.count) files, \(summary.records) records, \(summary.subscriptions) subscriptions to \(out)")
         } catch {
             throw CommandFailure.couldNotFinish(error.description)
