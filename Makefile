@@ -8,10 +8,10 @@ REPORTS  := Reports
 
 all: build
 
-# The two system libraries the package links (SQLite and zlib), from Debian, installed only when missing.
+# The three system libraries the package links (SQLite, zlib and zstd), from Debian, installed only when missing.
 setup:
 	@missing=""; \
-	for p in libsqlite3-dev zlib1g-dev; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in libsqlite3-dev zlib1g-dev libzstd-dev; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \

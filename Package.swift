@@ -23,6 +23,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "SystemZlib", path: "Sources/SystemZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "SystemSQLite", path: "Sources/SystemSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "SystemZstd", path: "Sources/SystemZstd", providers: [.apt(["libzstd-dev"])]),
 
         .target(name: "Facts"),
         .target(name: "Ingest", dependencies: [
@@ -39,7 +40,7 @@ let package = Package(
         ]),
         .target(name: "PlayStore", dependencies: ["Facts", "Ingest"]),
         .target(name: "Ledger", dependencies: [
-            "Facts", "Ingest", "SystemSQLite",
+            "Facts", "Ingest", "SystemSQLite", "SystemZstd",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "Metrics", dependencies: ["Facts"]),

@@ -19,6 +19,10 @@ public struct AppStoreTranslator: Sendable {
     /// Apple Root CA - G3 as DER, the root production App Store signatures chain to.
     public static let appleRootCAG3: [[UInt8]] = [Base64URL.decode(appleRootCAG3Base64) ?? []]
 
+    /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
+    /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 1
+
     let bundleIds: Set<String>
     let verifier: JWSVerifier
 

@@ -9,6 +9,10 @@ import Facts
 /// App Store `signedPayload` and the Pub/Sub push wrappers are unwrapped. Nothing here verifies signatures or
 /// interprets store fields: that is the translators' work.
 public struct RecordParser: Sendable {
+    /// The version of the parsing rules (envelopes, sniffing, dedup keys): raised whenever a change makes some
+    /// record parse differently, so that ledgers made before it are reprocessed.
+    public static let rulesVersion: Int64 = 1
+
     /// A parser; it holds no state.
     public init() {}
 

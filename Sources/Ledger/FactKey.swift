@@ -7,6 +7,10 @@ import Facts
 /// 128 bits, not 256: the key is unique per subscription (the primary key is platform, subject, key), where a
 /// collision among even millions of facts has odds far below 2⁻⁸⁰, and half the bytes keep the B-tree small.
 public struct FactKey: Sendable, Hashable {
+    /// The version of how facts are keyed and stored: raised whenever a change would store some fact
+    /// differently, so that ledgers made before it are reprocessed.
+    public static let version: Int64 = 1
+
     /// The key's 16 bytes, as the `fact_key` column stores them.
     public let bytes: [UInt8]
 

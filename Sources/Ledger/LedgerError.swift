@@ -12,6 +12,13 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadableFile
         /// The database holds a value this version cannot read (corrupt or written by something else).
         case corrupt
+        /// The database is not a subledger ledger (`--db` names some other database); it was not changed.
+        case foreign
+        /// The ledger was written by a later version of subledger (or one too old to upgrade): refused as it is.
+        case newerLedger
+        /// The ledger must be upgraded before it is read: schema steps to apply, or facts made by older rules
+        /// (`subledger reprocess`, or an ingest, does it).
+        case needsReprocess
     }
 
     public var kind: Kind

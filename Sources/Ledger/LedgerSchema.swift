@@ -1,96 +1,11 @@
-/// The ledger's tables and every SQL statement the ledger runs, one statement per constant.
+/// Every SQL statement the ledger runs, one statement per constant; the tables themselves are made by
+/// ``LedgerMigrations``.
 ///
 /// Portability: the SQL sticks to what PostgreSQL also accepts (`INSERT ... ON CONFLICT`, row values,
-/// `WITH`, `CASE`; `TEXT`, `BIGINT`, `BLOB`/`BYTEA` is the only type to rename), so that moving the ledger to
-/// PostgreSQL is a change of driver, not of design. Text columns compare byte-wise (SQLite's BINARY collation;
-/// PostgreSQL needs `COLLATE "C"`), which is what makes the report's order deterministic.
+/// `WITH`, `CASE`), so that both engines run the same statements. Text columns compare byte-wise (SQLite's
+/// BINARY collation; PostgreSQL's `COLLATE "C"`), which is what makes the report's order deterministic.
 /// A missing archive member is stored as `''`, not NULL, so that provenance compares as a plain row value.
 enum LedgerSchema {
-    /// Stored in SQLite's `user_version` when the tables are created; a ledger with another version is refused
-    /// rather than misread. 2: binary `fact_key`, facts clustered by subject. 3: quarantine keys include the
-    /// record's position.
-    static let version: Int64 = 3
-
-    static let create = [
-        // files: the manifest of input files. A file whose path, size and SHA-256 match a `done` row is skipped;
-        // `reading` means a run started on it and did not finish (killed): the next run reads it again and the
-        // records it already stored deduplicate. The counts are those of the latest read of the file (while
-        // `reading`: the largest prefix read so far), so that `status` can add them up.
-        """
-        CREATE TABLE IF NOT EXISTS files (
-            path            TEXT    NOT NULL PRIMARY KEY,
-            size            BIGINT  NOT NULL,
-            sha256          TEXT    NOT NULL,
-            state           TEXT    NOT NULL CHECK (state IN ('reading', 'done')),
-            read            BIGINT  NOT NULL DEFAULT 0,
-            used            BIGINT  NOT NULL DEFAULT 0,
-            duplicate       BIGINT  NOT NULL DEFAULT 0,
-            excluded        BIGINT  NOT NULL DEFAULT 0,
-            quarantined     BIGINT  NOT NULL DEFAULT 0,
-            damage_offset   BIGINT,
-            damage_reason   TEXT,
-            ingested_at     BIGINT  NOT NULL
-        )
-        """,
-        // records: one row per distinct input record (its dedup key), used or excluded. The provenance is the
-        // smallest (file, member, position) the record was seen at, so that any ingest order gives the same rows.
-        """
-        CREATE TABLE IF NOT EXISTS records (
-            dedup_key       TEXT    NOT NULL PRIMARY KEY,
-            source          TEXT    NOT NULL,
-            outcome         TEXT    NOT NULL CHECK (outcome IN ('used', 'excluded')),
-            reason          TEXT,
-            file            TEXT    NOT NULL,
-            member          TEXT    NOT NULL,
-            position        BIGINT  NOT NULL,
-            received_at     BIGINT
-        )
-        """,
-        // facts: the set of facts the used records state (docs/DESIGN.md, "The ledger holds a set of facts").
-        // `fact_key` is the first 16 bytes of the SHA-256 of every column but `observed_at` (``FactKey``); a fact
-        // stated twice is one row with the earliest `observed_at`, so the set does not depend on the order records
-        // arrive in. `end_at` is Fact.end (`end` is an SQL keyword).
-        //
-        // The primary key leads with (platform, subject) and the table has no rowid, so a subscription's facts
-        // sit together in one B-tree: an insert updates that one tree (a rowid table with a unique `fact_key`
-        // and a by-subject index updated three, at random places, and outgrew the page cache as the ledger
-        // grew), and the report reads facts in subject order. PostgreSQL: drop `WITHOUT ROWID`, `BLOB` is `BYTEA`.
-        """
-        CREATE TABLE IF NOT EXISTS facts (
-            platform        TEXT    NOT NULL,
-            subject         TEXT    NOT NULL,
-            fact_key        BLOB    NOT NULL,
-            kind            TEXT    NOT NULL,
-            at              BIGINT  NOT NULL,
-            observed_at     BIGINT  NOT NULL,
-            ref             TEXT,
-            detail          TEXT,
-            product_id      TEXT,
-            end_at          BIGINT,
-            amount_micros   BIGINT,
-            currency        TEXT,
-            flags           BIGINT  NOT NULL,
-            PRIMARY KEY (platform, subject, fact_key)
-        ) WITHOUT ROWID
-        """,
-        // quarantine: records that could not be used, with the reason and the first 4096 raw bytes (enough to
-        // see what it was; `raw_size` tells how much there was). `key` digests (file, member, position, raw
-        // bytes), so reading a file again (grown by appends, or after a killed run) does not add its bad records
-        // twice, while two identical bad lines stay two bad records.
-        """
-        CREATE TABLE IF NOT EXISTS quarantine (
-            key             TEXT    NOT NULL PRIMARY KEY,
-            reason          TEXT    NOT NULL,
-            detail          TEXT    NOT NULL,
-            file            TEXT    NOT NULL,
-            member          TEXT    NOT NULL,
-            position        BIGINT  NOT NULL,
-            raw             BLOB    NOT NULL,
-            raw_size        BIGINT  NOT NULL
-        )
-        """,
-    ]
-
     // MARK: manifest
 
     static let fileState = "SELECT size, sha256, state FROM files WHERE path = ?"
@@ -120,36 +35,135 @@ enum LedgerSchema {
         FROM files ORDER BY path
         """
 
+    /// Done files by SHA-256, for recognising a copy of an archive under another path.
+    static let doneFiles = "SELECT path, size, sha256 FROM files WHERE state = 'done' ORDER BY path"
+
+    /// A file a reprocess could not read again: no counts, the reason as its damage, `reading` until read.
+    static let markUnreadable = """
+        UPDATE files SET state = 'reading', read = 0, used = 0, duplicate = 0, excluded = 0, quarantined = 0,
+            damage_offset = 0, damage_reason = ?
+        WHERE path = ?
+        """
+
+    static let filesToReread = "SELECT path, size, sha256 FROM files WHERE state = 'reading' ORDER BY path"
+
+    // MARK: ledger identity and rules
+
+    static let metaValue = "SELECT value FROM ledger_meta WHERE key = ?"
+
+    static let setMeta = """
+        INSERT INTO ledger_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """
+
+    static let deleteMeta = "DELETE FROM ledger_meta WHERE key = ?"
+
+    static let anyRecordWithoutPayload = "SELECT 1 FROM records WHERE payload IS NULL LIMIT 1"
+
+    static let anyRecord = "SELECT 1 FROM records UNION ALL SELECT 1 FROM quarantine LIMIT 1"
+
+    // MARK: payload dictionaries
+
+    static let listDictionaries = "SELECT id, bytes FROM payload_dictionaries ORDER BY id"
+
+    static let insertDictionary = """
+        INSERT INTO payload_dictionaries (id, bytes, created_at)
+        SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM payload_dictionaries
+        """
+
+    static let lastDictionary = "SELECT id, bytes FROM payload_dictionaries ORDER BY id DESC LIMIT 1"
+
     // MARK: records, facts, quarantine
 
     /// A new record is inserted; an existing one is left alone (`changes` tells which happened), in one
     /// lookup of the key instead of a SELECT and then an INSERT.
     static let insertRecord = """
-        INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
+            dictionary, rules_version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (dedup_key) DO NOTHING
         """
 
     /// A duplicate seen at a smaller provenance moves the record's provenance there (canonical provenance).
     static let moveRecordProvenance = """
-        UPDATE records SET file = ?, member = ?, position = ?, received_at = ?
+        UPDATE records SET file = ?, member = ?, position = ?
         WHERE dedup_key = ? AND (file, member, position) > (?, ?, ?)
         """
 
-    /// The set semantics: an existing fact keeps the earliest `observed_at`.
+    /// The payload kept is the copy received first (no `received_at` counts as earliest: its facts are dated
+    /// from the payload itself, which precedes any logging of it), so that a reprocess dates facts as the
+    /// earliest copy did. Copies received at the same instant translate alike (the dedup key covers everything
+    /// else a translator reads), so the first one stored stays.
+    static let keepEarliestCopy = """
+        UPDATE records SET received_at = ?, payload = ?, dictionary = ?
+        WHERE dedup_key = ? AND received_at IS NOT NULL AND (? IS NULL OR ? < received_at)
+        """
+
+    /// The set semantics: an existing fact keeps the earliest `observed_at` and the smallest stating record.
     static let insertFact = """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
-            amount_micros, currency, flags)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (platform, subject, fact_key) DO UPDATE SET observed_at = excluded.observed_at
-        WHERE excluded.observed_at < facts.observed_at
+            amount_micros, currency, flags, record)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (platform, subject, fact_key) DO UPDATE SET
+            observed_at = CASE WHEN excluded.observed_at < facts.observed_at THEN excluded.observed_at
+                ELSE facts.observed_at END,
+            record = CASE WHEN facts.record IS NULL OR excluded.record < facts.record THEN excluded.record
+                ELSE facts.record END
+        WHERE excluded.observed_at < facts.observed_at OR facts.record IS NULL OR excluded.record < facts.record
         """
 
     static let insertQuarantine = """
-        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (key) DO NOTHING
         """
+
+    // MARK: reprocess
+
+    /// Moves every record onto the queue (payload-less rows too: their files are read again instead).
+    static let queueRecords = """
+        INSERT INTO reprocess_queue (origin, key, file, member, position, payload, dictionary)
+        SELECT 'record', dedup_key, file, member, position, payload, dictionary FROM records
+        """
+
+    static let queueQuarantine = """
+        INSERT INTO reprocess_queue (origin, key, file, member, position, payload, dictionary)
+        SELECT 'quarantine', key, file, member, position, raw, dictionary FROM quarantine
+        WHERE dictionary IS NOT NULL
+        """
+
+    /// Files whose quarantined rows were cut to 4096 bytes by the release before payloads were kept.
+    static let legacyQuarantineFiles = "SELECT DISTINCT file FROM quarantine WHERE dictionary IS NULL ORDER BY file"
+
+    static let deleteRecords = "DELETE FROM records"
+    static let deleteFacts = "DELETE FROM facts"
+    static let deleteQueuedQuarantine = "DELETE FROM quarantine WHERE dictionary IS NOT NULL"
+    static let deleteLegacyQuarantine = "DELETE FROM quarantine WHERE dictionary IS NULL"
+
+    /// The files of queued rows without a payload: read again from the archive instead.
+    static let payloadlessQueueFiles = """
+        SELECT DISTINCT file FROM reprocess_queue WHERE payload IS NULL ORDER BY file
+        """
+
+    static let deletePayloadlessQueue = "DELETE FROM reprocess_queue WHERE payload IS NULL"
+
+    static let setFileReading = "UPDATE files SET state = 'reading' WHERE path = ?"
+
+    static let queuePage = """
+        SELECT origin, key, file, member, position, payload, dictionary FROM reprocess_queue
+        WHERE (file, member, position, origin, key) > (?, ?, ?, ?, ?)
+        ORDER BY file, member, position, origin, key
+        LIMIT ?
+        """
+
+    static let queueFirstPage = """
+        SELECT origin, key, file, member, position, payload, dictionary FROM reprocess_queue
+        ORDER BY file, member, position, origin, key
+        LIMIT ?
+        """
+
+    static let dequeue = "DELETE FROM reprocess_queue WHERE origin = ? AND key = ?"
+
+    static let queueSize = "SELECT COUNT(*) FROM reprocess_queue"
 
     // MARK: statistics
 
@@ -175,7 +189,7 @@ enum LedgerSchema {
     static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts"
 
     static let listQuarantine = """
-        SELECT reason, detail, file, member, position, raw, raw_size FROM quarantine
+        SELECT reason, detail, file, member, position, raw, raw_size, dictionary FROM quarantine
         WHERE (? IS NULL OR reason = ?)
         ORDER BY file, member, position, key
         """
@@ -217,11 +231,12 @@ enum LedgerSchema {
 
     /// Records with their canonical provenance: two ingest orders must agree on it too.
     static let digestRecords = """
-        SELECT dedup_key, source, outcome, reason, file, member, position FROM records ORDER BY dedup_key
+        SELECT dedup_key, source, outcome, reason, file, member, position, received_at, rules_version FROM records
+        ORDER BY dedup_key
         """
 
     /// In primary-key order: no sort, and total even if two subjects shared a key.
-    static let digestFacts = "SELECT fact_key, observed_at FROM facts ORDER BY platform, subject, fact_key"
+    static let digestFacts = "SELECT fact_key, observed_at, record FROM facts ORDER BY platform, subject, fact_key"
 
-    static let digestQuarantine = "SELECT key, reason FROM quarantine ORDER BY key"
+    static let digestQuarantine = "SELECT key, reason, detail FROM quarantine ORDER BY key"
 }

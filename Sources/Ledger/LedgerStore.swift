@@ -1,16 +1,29 @@
 import Facts
 import Ingest
 
-/// The ledger: what ingest writes and what reports read. ``SQLiteLedger`` implements it; the protocol is the
-/// seam for a PostgreSQL ledger later.
+/// The ledger: the one interface the pipeline writes and reads through (ledger.md, "One interface, two engines").
+/// ``SQLiteLedger`` implements it; nothing outside this module names an engine.
 ///
-/// Writes happen inside explicit transactions (``beginTransaction()`` / ``commitTransaction()``): ingest
-/// commits every few thousand records and at the end of each file, and marks a file `done` in the same
-/// transaction as its last records, which is what makes a killed ingest safe to re-run.
-/// Instants are ms UTC throughout.
-public protocol LedgerStore {
-    // MARK: transactions
+/// Writing: a writer takes ``lockForWriting(timeout:)`` for the whole run, then writes records in explicit
+/// transactions (``beginTransaction()`` / ``commitTransaction()``): ingest commits every so many records and
+/// marks a file `done` in the same transaction as its last records, which is what makes a killed ingest safe to
+/// re-run. Instants are ms UTC throughout.
+///
+/// Not `Sendable`: a ledger is a connection, used by one thread. The reader thread of ingest gets its own
+/// objects for what it needs (``fileClaimer()``, ``queueReader()``).
+public protocol LedgerStore: AnyObject {
+    /// Where the ledger lives, for messages (a path, or a URL without its password).
+    var location: String { get }
 
+    // MARK: standing
+
+    /// The ledger's identity and how its facts stand against `rulesVersion` (the running program's rules).
+    func standing(rulesVersion: Int64) throws(LedgerError) -> LedgerStanding
+
+    // MARK: writing
+
+    /// The right to write: held for a whole ingest or reprocess. Waits up to `timeout` for another writer.
+    func lockForWriting(timeout: Duration) throws(LedgerError) -> any LedgerLock
     func beginTransaction() throws(LedgerError)
     func commitTransaction() throws(LedgerError)
     /// Abandons the open transaction, if any; never throws (used on the failure path).
@@ -18,8 +31,8 @@ public protocol LedgerStore {
 
     // MARK: file manifest
 
-    /// `true` when a `done` row has this path, size and SHA-256: the file was read completely already.
-    func isDone(_ file: FileFingerprint) throws(LedgerError) -> Bool
+    /// What the reader thread asks before it reads a file: read it, or skip it as unchanged or as a copy.
+    func fileClaimer() throws(LedgerError) -> any FileClaimer
     /// Marks the file `reading` (a new or changed file); its previous counts stay until ``finishFile``.
     func beginFile(_ file: FileFingerprint) throws(LedgerError)
     /// Records that `read` records of the file's current read are about to be committed.
@@ -29,14 +42,45 @@ public protocol LedgerStore {
     /// Every manifest row, by path.
     func files() throws(LedgerError) -> [FileManifestEntry]
 
+    // MARK: payloads
+
+    /// The zstd dictionaries payloads are compressed with, oldest first.
+    func payloadDictionaries() throws(LedgerError) -> [PayloadDictionary]
+    /// Stores a new dictionary (inside the open transaction) and returns it with its id.
+    func addPayloadDictionary(_ bytes: [UInt8]) throws(LedgerError) -> PayloadDictionary
+
     // MARK: records
 
     /// Stores a used or excluded record and the facts it states. Returns `false` when a record with its dedup
-    /// key was stored before (a duplicate): the row then keeps the smaller provenance, and the facts are still
-    /// merged, so that the earliest `observedAt` wins whichever copy came first.
+    /// key was stored before (a duplicate): the row then keeps the smaller provenance, the earliest
+    /// `received_at` and that copy's payload, and the facts are still merged, so that the earliest `observedAt`
+    /// wins whichever copy came first.
     func store(_ record: StoredRecord, keyedFacts: [KeyedFact]) throws(LedgerError) -> Bool
-    /// Quarantines a record; `false` when that exact record from that file was quarantined before.
+    /// Quarantines a record; `false` when that exact record from that place was quarantined before.
     func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool
+
+    // MARK: reprocess
+
+    /// Moves what `scope` covers onto the reprocess queue in one transaction (a full reprocess also deletes
+    /// every fact, to be rebuilt), unless a reprocess is under way already, which is then resumed (a full one
+    /// asked for during a quarantine-only one takes the rest too). Rows without a payload (ledgers of the
+    /// release before payloads were kept) are not queued: their files are set back to `reading`, to be read
+    /// again from their archives. Returns the paths of those files.
+    func queueForReprocess(_ scope: ReprocessScope) throws(LedgerError) -> [String]
+    /// A reader of the queue in provenance order, for the reader thread.
+    func queueReader() -> any ReprocessQueueReader
+    /// Removes a record from the queue (in the transaction that writes its new outcome).
+    func dequeue(_ record: QueuedRecord.ID) throws(LedgerError)
+    /// Ends a reprocess (the queue is empty): every record's facts are now those of `rulesVersion`.
+    func finishReprocess(rulesVersion: Int64) throws(LedgerError)
+    /// A file of the manifest that a reprocess could not read again (gone, or changed): kept `reading` with
+    /// no counts and `reason` as its damage, so that `status` names it and the next ingest of it reads it.
+    func markUnreadable(path: String, reason: String) throws(LedgerError)
+    /// The manifest's files left `reading`: reads a run did not finish, or files ``queueForReprocess(_:)`` set
+    /// back to be read again.
+    func filesToReread() throws(LedgerError) -> [FileFingerprint]
+    /// Records that an ingest into a ledger without facts of older rules wrote everything with `rulesVersion`.
+    func setRulesVersion(_ rulesVersion: Int64) throws(LedgerError)
 
     // MARK: reading
 
@@ -45,13 +89,13 @@ public protocol LedgerStore {
     /// Used and excluded record counts by payload source.
     func countsBySource() throws(LedgerError) -> [SourceCount]
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
-    func forEachQuarantined(reason: String?, _ body: (QuarantineEntry) throws -> Void) throws
+    func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
     /// Streams every subscription: facts grouped by (platform, subscription id), in that order, with Google
     /// chains (``Fact/Kind/link``) joined under the chain's first subject. Within a group facts are sorted by
     /// (at, kind, observedAt, ref). Only the current group is held in memory.
     func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
-    /// provenance-independent details: two ledgers with equal digests hold the same data.
+    /// payload bytes: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String
 }
 
@@ -60,4 +104,101 @@ extension LedgerStore {
     public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
         try store(record, keyedFacts: facts.map(KeyedFact.init))
     }
+}
+
+/// The right to write a ledger; released on ``release()``, on deinit, and by the system when the process dies.
+public protocol LedgerLock: AnyObject {
+    func release()
+}
+
+/// The ledger's identity and the state of its facts.
+public struct LedgerStanding: Sendable, Hashable {
+    /// A random id given to the ledger when it was created.
+    public var ledgerId: String
+    /// The rules every record's facts were made by; `nil` for a ledger that holds no record yet.
+    public var rulesVersion: Int64?
+    /// A reprocess under way (killed, or running now).
+    public var reprocess: ReprocessScope?
+    /// Schema steps this program would apply (a ledger opened read-only is not migrated).
+    public var pendingMigrations: [String]
+    /// Whether any record lacks its payload (a ledger from the release before payloads were kept).
+    public var recordsWithoutPayload: Bool
+    /// Whether the ledger holds no record and no quarantined record.
+    public var isEmpty: Bool
+
+    public init(ledgerId: String, rulesVersion: Int64?, reprocess: ReprocessScope?, pendingMigrations: [String],
+                recordsWithoutPayload: Bool, isEmpty: Bool) {
+        self.ledgerId = ledgerId
+        self.rulesVersion = rulesVersion
+        self.reprocess = reprocess
+        self.pendingMigrations = pendingMigrations
+        self.recordsWithoutPayload = recordsWithoutPayload
+        self.isEmpty = isEmpty
+    }
+
+    /// Whether the ledger must be reprocessed before reports read it with `rulesVersion`: schema steps to apply,
+    /// a reprocess under way, records without payload, or facts of other rules.
+    public func isStale(for rulesVersion: Int64) -> Bool {
+        !pendingMigrations.isEmpty || reprocess != nil || recordsWithoutPayload
+            || (!isEmpty && self.rulesVersion != rulesVersion)
+    }
+}
+
+/// What a reprocess covers.
+public enum ReprocessScope: String, Sendable, Hashable {
+    /// Every record and every quarantined record: all facts are rebuilt.
+    case full
+    /// Only quarantined records (e.g. after fixing `--apple-root-ca`); the facts of used records stay.
+    case quarantined
+}
+
+/// What the reader thread does with a file it is about to read.
+public enum FileClaim: Sendable, Hashable {
+    /// Read it.
+    case read
+    /// The ledger has this path with these bytes `done`: nothing to read.
+    case unchanged
+    /// The same bytes (SHA-256) were read under another path, named here: not read again.
+    case copy(of: String)
+}
+
+/// Decides, file by file on the reader thread, whether to read it (see ``FileClaim``). One per run.
+public protocol FileClaimer: AnyObject, Sendable {
+    func claim(_ file: FileFingerprint) -> FileClaim
+}
+
+/// A record waiting on the reprocess queue: its place and its payload (the copy received first, whose own
+/// `received_at` dates its facts).
+public struct QueuedRecord: Sendable {
+    /// Which table it came from and its key there.
+    public struct ID: Sendable, Hashable {
+        public enum Origin: String, Sendable, Hashable {
+            case record
+            case quarantine
+        }
+
+        public var origin: Origin
+        public var key: String
+
+        public init(origin: Origin, key: String) {
+            self.origin = origin
+            self.key = key
+        }
+    }
+
+    public var id: ID
+    public var provenance: Provenance
+    public var payload: CompressedPayload
+
+    public init(id: ID, provenance: Provenance, payload: CompressedPayload) {
+        self.id = id
+        self.provenance = provenance
+        self.payload = payload
+    }
+}
+
+/// Reads the reprocess queue in provenance order, a page at a time, on the reader thread.
+public protocol ReprocessQueueReader: AnyObject, Sendable {
+    /// The next queued records after `after` (all from the start when `nil`), at most `limit`.
+    func page(after: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord]
 }

@@ -2,31 +2,39 @@ import Crypto
 import Facts
 import Ingest
 
-/// A record that could not be used, as the `quarantine` table keeps it.
+/// A record that could not be used, as ingest hands it to the `quarantine` table: kept whole (compressed), so
+/// that `reprocess --quarantined` can try it again with other options or newer rules.
 public struct QuarantineEntry: Sendable, Hashable {
-    /// Raw bytes kept per record: enough to see what it was without letting one huge bad record bloat the ledger.
-    public static let keptRawBytes = 4096
-
     /// `QuarantineReason` raw value.
     public var reason: String
     public var detail: String
     public var provenance: Provenance
-    /// The first ``keptRawBytes`` bytes of the record.
-    public var raw: [UInt8]
-    /// The record's full size in bytes.
+    /// The whole record as read, compressed.
+    public var payload: CompressedPayload
+    /// The record's size in bytes, as read.
     public var rawSize: Int
     /// Hex SHA-256 of (file, member, position, all raw bytes): the same bad record read again from the same
     /// place is one row, while two identical bad lines (two "502 Bad Gateway" pages in one log) are two bad
     /// records, as an analyst counts them.
     public var key: String
+    /// The rules that quarantined it (``RulesVersion``).
+    public var rulesVersion: Int64
 
-    /// Builds the entry from the complete raw bytes (only the first ``keptRawBytes`` are kept).
-    public init(reason: String, detail: String, provenance: Provenance, rawBytes: [UInt8]) {
+    /// An entry of a record read at `provenance`, `rawSize` bytes long, compressed as `payload`; `key` is
+    /// ``key(provenance:rawBytes:)`` of its bytes.
+    public init(reason: String, detail: String, provenance: Provenance, payload: CompressedPayload, rawSize: Int,
+                key: String, rulesVersion: Int64) {
         self.reason = reason
         self.detail = detail
         self.provenance = provenance
-        self.raw = Array(rawBytes.prefix(Self.keptRawBytes))
-        self.rawSize = rawBytes.count
+        self.payload = payload
+        self.rawSize = rawSize
+        self.key = key
+        self.rulesVersion = rulesVersion
+    }
+
+    /// The quarantine key of a record read at `provenance` with these bytes.
+    public static func key(provenance: Provenance, rawBytes: [UInt8]) -> String {
         var hasher = SHA256()
         var encoder = DigestEncoder()
         encoder.append(provenance.file)
@@ -34,16 +42,29 @@ public struct QuarantineEntry: Sendable, Hashable {
         encoder.append(provenance.position)
         hasher.update(data: encoder.bytes)
         hasher.update(data: rawBytes)
-        self.key = hasher.finalize().hexString
+        return hasher.finalize().hexString
     }
+}
 
-    /// An entry read back from the ledger.
-    public init(reason: String, detail: String, provenance: Provenance, raw: [UInt8], rawSize: Int, key: String) {
+/// A quarantined record as `quarantine` lists it.
+public struct QuarantinedRecord: Sendable, Hashable {
+    public var reason: String
+    public var detail: String
+    public var provenance: Provenance
+    /// The record's bytes: all of them, or for a row kept by a release before payloads were kept, the first
+    /// 4096 (see ``isComplete``).
+    public var raw: [UInt8]
+    /// The record's size in bytes, as read.
+    public var rawSize: Int
+
+    public init(reason: String, detail: String, provenance: Provenance, raw: [UInt8], rawSize: Int) {
         self.reason = reason
         self.detail = detail
         self.provenance = provenance
         self.raw = raw
         self.rawSize = rawSize
-        self.key = key
     }
+
+    /// `false` for a row whose bytes were cut at 4096 by an earlier release.
+    public var isComplete: Bool { raw.count == rawSize }
 }

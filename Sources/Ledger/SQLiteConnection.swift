@@ -7,23 +7,53 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
 
-    /// Opens `path`; with `create` the file is created when missing, else a missing file is `.notFound`.
-    init(path: String, create: Bool, readOnly: Bool) throws(LedgerError) {
-        if !create && !FileManager.default.fileExists(atPath: path) {
-            throw LedgerError(kind: .notFound, path: path, message: "no ledger database here; run `subledger ingest` first")
+    /// How a connection opens its file.
+    enum OpenMode {
+        /// Read and write; the file is created when missing.
+        case readWrite
+        /// Read only; a missing file is `.notFound`. In a folder this process cannot write to, SQLite could not
+        /// create the WAL index beside the database, so the file is opened `immutable` there: nothing can be
+        /// writing to it (no writer could create its own WAL in that folder either).
+        case readOnly
+    }
+
+    init(path: String, mode: OpenMode) throws(LedgerError) {
+        if mode == .readOnly {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw LedgerError(kind: .notFound, path: path, message: "no ledger database here; run `subledger ingest` first")
+            }
         }
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = mode == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        var name = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if mode == .readOnly && access(folder.isEmpty ? "." : folder, W_OK) != 0 {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriPath(path) + "?immutable=1"
+        }
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(path, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(name, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let opened { sqlite3_close_v2(opened) }
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: "cannot open database: \(message)")
+            throw LedgerError(kind: .sqlite(code: code), path: path, message: "cannot open the ledger: \(message)")
         }
         self.handle = opened
         self.path = path
         sqlite3_extended_result_codes(opened, 1)
+    }
+
+    /// `path` as the path of a `file:` URI: `%`, `?` and `#` escaped.
+    private static func uriPath(_ path: String) -> String {
+        var result = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": result += "%25"
+            case "?": result += "%3f"
+            case "#": result += "%23"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
     }
 
     deinit { sqlite3_close_v2(handle) }

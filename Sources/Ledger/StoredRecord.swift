@@ -16,13 +16,20 @@ public struct StoredRecord: Sendable, Hashable {
     public var provenance: Provenance
     /// The envelope's `received_at` (ms, UTC), when it had one.
     public var receivedAt: Millis?
+    /// The record's bytes as read, compressed: what `reprocess` translates again.
+    public var payload: CompressedPayload
+    /// The rules that made the record's outcome and facts (``RulesVersion``).
+    public var rulesVersion: Int64
 
-    public init(dedupKey: String, source: SourceKind, outcome: Outcome, provenance: Provenance, receivedAt: Millis?) {
+    public init(dedupKey: String, source: SourceKind, outcome: Outcome, provenance: Provenance, receivedAt: Millis?,
+                payload: CompressedPayload, rulesVersion: Int64) {
         self.dedupKey = dedupKey
         self.source = source
         self.outcome = outcome
         self.provenance = provenance
         self.receivedAt = receivedAt
+        self.payload = payload
+        self.rulesVersion = rulesVersion
     }
 }
 

@@ -12,42 +12,61 @@ final class IngestBatchQueue: @unchecked Sendable {
     /// A record on its way from the reader to the store.
     struct Record {
         /// Where a worker sent the record: the store's branches, with everything the store writes computed
-        /// already. The payload (JSON trees, decoded JWS) and the raw bytes are released on the worker thread:
-        /// the store thread is the one stage that cannot be spread over cores, and a translated record is small,
-        /// so the queues to the store can hold enough to ride out a commit.
+        /// already (payload compressed, facts keyed). The parsed payload and the raw bytes are released on the
+        /// worker thread: the store thread is the one stage that cannot be spread over cores, and a translated
+        /// record is small, so the queues to the store can hold enough to ride out a commit.
         enum Outcome {
-            /// As read, not yet parsed (between the reader and a worker).
+            /// As read from an archive, not yet parsed (between the reader and a worker).
             case read(RawRecord)
+            /// As kept on the reprocess queue, not yet decompressed (between the reader and a worker).
+            case queued(QueuedRecord)
             /// The parser rejected it, or the translator quarantined it.
             case quarantined(QuarantineEntry)
             /// A used record with the facts it states (keyed for the ledger), or an excluded one (no facts).
             case stored(StoredRecord, [KeyedFact])
+            /// A queued payload that does not decompress: the ledger is damaged.
+            case damaged(String)
         }
 
         /// Size of the record as read, in bytes (for progress).
         let size: Int
         var outcome: Outcome
+        /// For a record from the reprocess queue: its place there, removed once its new outcome is written.
+        let dequeue: QueuedRecord.ID?
 
         init(_ raw: RawRecord) {
             size = raw.bytes.count
             outcome = .read(raw)
+            dequeue = nil
+        }
+
+        init(_ queued: QueuedRecord) {
+            size = queued.payload.bytes.count
+            outcome = .queued(queued)
+            dequeue = queued.id
         }
     }
 
-    /// What the reader says about the files, in input order. A file to read is `begin`, then any number of
-    /// `batch`es, then `end`.
+    /// What the reader says, in order. A file to read is `begin`, then any number of `batch`es, then `end`;
+    /// records from the reprocess queue come as `batch`es outside any file.
     enum Item {
         /// The file could not be fingerprinted (unreadable, removed since it was listed).
         case unreadable(path: String, message: String)
         /// The ledger has this version of the file `done`: nothing to read.
         case skipped(FileFingerprint)
+        /// The same bytes were read under another path (named): not read again.
+        case copy(FileFingerprint, of: String)
+        /// A manifest file to read again (reprocess) is gone or changed: the ledger marks it, the run names it.
+        case gone(path: String, reason: String)
         /// The reader starts on this file.
         case begin(FileFingerprint)
         case batch([Record])
         /// The file's last item: the damage found, or the error that stopped its reading.
         case end(Result<[Damage], any Error>)
-        /// The reader's last item: every file was handed over.
+        /// The reader's last item: every source was handed over.
         case finished
+        /// The reader's last item when the ledger failed it (the reprocess queue could not be read).
+        case failed(LedgerError)
     }
 
     /// Thrown to a producer when the consumer gave up (its error is reported, not this one).

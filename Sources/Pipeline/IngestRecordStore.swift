@@ -5,8 +5,8 @@ import Ledger
 /// The store side of ingest for one file: writes each translated record, and counts where each one ended, so
 /// that `read == used + duplicate + excluded + quarantined` holds by construction (every record takes exactly one
 /// branch of ``add(_:)``).
-struct IngestRecordStore<Store: LedgerStore> {
-    let ledger: Store
+struct IngestRecordStore {
+    let ledger: any LedgerStore
     private(set) var counts = FileCounts()
     private var excludedByReason: [String: Int] = [:]
     private var quarantinedByReason: [String: Int] = [:]
@@ -14,7 +14,7 @@ struct IngestRecordStore<Store: LedgerStore> {
     private var firstEventAt: Millis?
     private var lastEventAt: Millis?
 
-    init(ledger: Store) {
+    init(ledger: any LedgerStore) {
         self.ledger = ledger
     }
 
@@ -23,8 +23,13 @@ struct IngestRecordStore<Store: LedgerStore> {
     mutating func add(_ record: IngestBatchQueue.Record) throws(LedgerError) {
         counts.read += 1
         switch record.outcome {
-        case .read:
+        case .read, .queued:
             preconditionFailure("a worker parses and translates every record before it is stored")
+        case .damaged(let message):
+            throw LedgerError(kind: .corrupt, path: ledger.location, message: """
+                \(message): the ledger is damaged; check it with `subledger status --verify` and restore it from a \
+                backup, or ingest the archives again into a new --db
+                """)
         case .quarantined(let entry):
             if try ledger.quarantine(entry) {
                 counts.quarantined += 1

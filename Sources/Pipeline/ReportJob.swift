@@ -72,6 +72,9 @@ public struct ReportJob {
         let ingest: IngestStatistics
         let asOf: Millis
         do {
+            if try ledger.standing(rulesVersion: RulesVersion.current).isStale(for: RulesVersion.current) {
+                throw ReportJobError.stale(ledger.location)
+            }
             ingest = try ledger.statistics()
             // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the
             // latest `observed_at`), so the facts are not scanned a second time for it.
@@ -128,10 +131,13 @@ public struct ReportJob {
     }
 }
 
-/// Why a report could not be produced (exit 3 in the CLI, except ``emptyLedger``, a usage problem).
+/// Why a report could not be produced (exit 3 in the CLI, except ``emptyLedger`` and ``stale``, usage problems).
 public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     /// The ledger holds no facts and no `--as-of` was given.
     case emptyLedger
+    /// The ledger's facts were made by other rules than this program's (or a reprocess is unfinished): reports
+    /// would mix two rule versions (a usage problem: `subledger reprocess` fixes it).
+    case stale(String)
     /// The ledger could not be read.
     case ledger(String)
     /// A report file could not be written; the previous reports were left as they were.
@@ -140,6 +146,8 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .emptyLedger: "the ledger holds no data yet: run `subledger ingest` first, or give --as-of"
+        case .stale(let location):
+            "\(location): the ledger's facts were made by an earlier version of subledger's rules (or a reprocess was interrupted): run `subledger reprocess --db \(location)` with your verification options (or `subledger run`), then report again"
         case .ledger(let message): "could not read the ledger: \(message)"
         case .write(let message): "could not write the reports: \(message)"
         }

@@ -11,6 +11,10 @@ import Ingest
 /// supply is `.quarantined(.missingContext)`; a field of the wrong type or a required field missing is
 /// `.quarantined(.invalidPayload)` with the field named. Never traps on input.
 public struct PlayStoreTranslator: Sendable {
+    /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
+    /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 1
+
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
 

@@ -7,8 +7,8 @@ import Pipeline
 import PlayStore
 import Reporting
 
-/// The options that say what to read and how to trust it; `run` reuses them.
-struct IngestOptions: ParsableArguments {
+/// The options that say how to trust what is read: `ingest`, `run` and `reprocess` take them.
+struct VerificationOptions: ParsableArguments {
     @Option(name: .customLong("apple-root-ca"),
             help: ArgumentHelp("A trusted root certificate (DER or PEM) for App Store JWS signatures, instead of Apple Root CA - G3. Repeatable.",
                                valueName: "FILE"))
@@ -21,9 +21,6 @@ struct IngestOptions: ParsableArguments {
     @Option(name: .customLong("package-name"),
             help: ArgumentHelp("Accept Google Play payloads of this app only (others are quarantined). Repeatable.", valueName: "NAME"))
     var packageNames: [String] = []
-
-    @Argument(help: ArgumentHelp("Files, folders (walked recursively) or globs to read.", valueName: "INPUT"))
-    var inputs: [String]
 
     /// The translator of both stores, dispatching on the record's platform. Trusted roots come from
     /// `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple Root CA - G3.
@@ -71,6 +68,14 @@ struct IngestOptions: ParsableArguments {
     }
 }
 
+/// The options that say what to read and how to trust it; `run` reuses them.
+struct IngestOptions: ParsableArguments {
+    @OptionGroup var verification: VerificationOptions
+
+    @Argument(help: ArgumentHelp("Files, folders (walked recursively) or globs to read.", valueName: "INPUT"))
+    var inputs: [String]
+}
+
 struct IngestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
@@ -94,33 +99,58 @@ struct IngestCommand: ParsableCommand {
     @OptionGroup var options: IngestOptions
 
     func run() throws {
-        let statistics = try Self.ingest(ledger: ledger, options: options, json: json)
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if try Self.ingest(ledger: ledger, options: options, json: json).needsAttention { throw ExitCode(1) }
     }
 
     /// Reads the inputs into the ledger and prints the summary on stdout (cli.md: "data and summaries to
     /// stdout"); with `json`, stdout holds only the counts as one JSON object and the summary goes to stderr.
     /// Shared by `ingest` and `run`.
-    static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestStatistics {
-        let translator = try options.makeTranslator()
-        let job = IngestJob(ledgerPath: ledger.path, translator: translator, progress: .standardError)
-        var skipped: [String] = []
-        let statistics: IngestStatistics
+    static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestOutcome {
+        let translator = try options.verification.makeTranslator()
+        let job = IngestJob(ledger: ledger.location, translator: translator, progress: .standardError)
+        let outcome: IngestOutcome
         do {
-            statistics = try job.run(inputs: options.inputs, skipped: &skipped)
+            outcome = try job.run(inputs: options.inputs)
         } catch {
-            switch error {
-            case .input(let message): throw CommandFailure.usage(message)
-            case .busy, .ledger: throw CommandFailure.couldNotFinish(error.description)
-            }
+            throw CommandFailure.ingest(error)
         }
-        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(skipped.count) skipped (unchanged)"]
+        let statistics = outcome.statistics
+        var lines: [String] = []
+        if let reprocess = outcome.reprocess { lines += reprocess.summaryLines }
+        lines.append("ingest: \(statistics.files) files read into \(ledger.path), \(outcome.unchanged.count) skipped (unchanged)")
+        lines += outcome.copies.map { "skipped: \($0.path): already ingested as \($0.original)" }
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if json {
-            print(SummaryJSON.ingestObject(statistics, extra: [("skipped_files", JSONWriter.compact(.array(skipped.map { .string($0) })))]))
+            let skipped = outcome.copies.map { copy -> JSON in
+                .object(JSONObject([("file", .string(copy.path)), ("reason", .string("already ingested as \(copy.original)"))]))
+            }
+            print(SummaryJSON.ingestObject(statistics, extra: [
+                ("unchanged_files", String(outcome.unchanged.count)),
+                ("skipped_files", JSONWriter.compact(.array(skipped))),
+            ]))
         }
-        return statistics
+        return outcome
+    }
+}
+
+extension IngestOutcome {
+    /// Whether the run must exit 1: something was quarantined, damaged or skipped (cli.md), here or in the
+    /// reprocess it did first.
+    var needsAttention: Bool {
+        statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty || !copies.isEmpty
+            || (reprocess?.needsAttention ?? false)
+    }
+}
+
+extension CommandFailure {
+    /// An ingest or reprocess failure with cli.md's exit code.
+    static func ingest(_ error: IngestError) -> CommandFailure {
+        switch error {
+        case .input(let message): .usage(message)
+        case .configuration(let error): .usage(error.description)
+        case .busy, .ledger: .couldNotFinish(error.description)
+        }
     }
 }

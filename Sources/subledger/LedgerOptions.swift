@@ -1,21 +1,38 @@
 import ArgumentParser
 import Facts
+import Foundation
 import Ingest
 import Ledger
 
-/// `--db`: the ledger database every command reads or writes.
+/// `--db`: the ledger every command reads or writes.
 struct LedgerOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: ArgumentHelp("The ledger database (SQLite).", valueName: "FILE"))
-    var path = "subledger.sqlite"
+    @Option(name: .customLong("db"),
+            help: ArgumentHelp("The ledger: an SQLite file. Default: $SUBLEDGER_DB, else subledger.sqlite.", valueName: "FILE"))
+    var database: String?
 
-    /// Opens the existing ledger for reading; a missing database is a usage error (exit 2).
-    func openForReading() throws -> SQLiteLedger {
+    /// What `--db` names, else `$SUBLEDGER_DB`, else `subledger.sqlite`.
+    var path: String { database ?? ProcessInfo.processInfo.environment["SUBLEDGER_DB"] ?? "subledger.sqlite" }
+
+    var location: LedgerLocation { LedgerLocation(path) }
+
+    /// Opens the existing ledger read-only; a missing, foreign or not yet upgraded ledger is a usage error
+    /// (exit 2) saying what to do.
+    func openForReading() throws -> any LedgerStore {
         do {
-            return try SQLiteLedger(path: path, mode: .readOnly)
-        } catch where error.kind == .notFound || error.kind == .corrupt {
-            throw CommandFailure.usage(error.description)
+            return try location.open(.readOnly)
         } catch {
-            throw CommandFailure.couldNotFinish(error.description)
+            throw CommandFailure.ledger(error)
+        }
+    }
+}
+
+extension CommandFailure {
+    /// A ledger failure as cli.md's exit codes have it: what the user must fix (a missing, foreign, newer or
+    /// stale ledger) is 2, anything else could not finish (3).
+    static func ledger(_ error: LedgerError) -> CommandFailure {
+        switch error.kind {
+        case .notFound, .foreign, .newerLedger, .needsReprocess: .usage(error.description)
+        case .busy, .sqlite, .unreadableFile, .corrupt: .couldNotFinish(error.description)
         }
     }
 }

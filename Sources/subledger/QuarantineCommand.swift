@@ -11,7 +11,8 @@ struct QuarantineCommand: ParsableCommand {
         discussion: """
         Lists each quarantined record with its file, archive member, position (line, or array index) and \
         reason on stdout. --export writes them as NDJSON instead: file, member, position, reason, detail, the \
-        kept raw bytes (first 4096; `raw` as text when UTF-8, else `raw_base64`) and raw_size. \
+        record's bytes (`raw` as text when UTF-8, else `raw_base64`; only the first 4096 for records a release \
+        before payloads were kept quarantined) and raw_size. \
         Reasons: \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", ")).
 
         Example:
@@ -80,7 +81,7 @@ struct QuarantineCommand: ParsableCommand {
         FileHandle.standardError.write(Data("\(count) quarantined records\(destination)\n".utf8))
     }
 
-    static func exportObject(_ entry: QuarantineEntry) -> JSONObject {
+    static func exportObject(_ entry: QuarantinedRecord) -> JSONObject {
         var object = JSONObject()
         object.append("file", .string(entry.provenance.file))
         object.append("member", entry.provenance.member.map { .string($0) } ?? .null)

@@ -133,10 +133,11 @@ extension ReportJob {
     func runReporting(ledger: any LedgerStore) throws -> ReportJob.Outcome {
         do {
             return try run(ledger: ledger)
-        } catch .emptyLedger {
-            throw CommandFailure.usage(ReportJobError.emptyLedger.description)
         } catch {
-            throw CommandFailure.couldNotFinish(error.description)
+            switch error {
+            case .emptyLedger, .stale: throw CommandFailure.usage(error.description)
+            case .ledger, .write: throw CommandFailure.couldNotFinish(error.description)
+            }
         }
     }
 }

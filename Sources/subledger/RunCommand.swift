@@ -26,11 +26,11 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let job = try report.makeJob()
-        let statistics = try IngestCommand.ingest(ledger: ledger, options: options, json: json)
+        let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
         outcome.warnAboutGaps()
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if ingested.needsAttention { throw ExitCode(1) }
     }
 }

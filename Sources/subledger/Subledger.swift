@@ -21,7 +21,7 @@ struct Subledger: ParsableCommand {
         """,
         version: version,
         subcommands: [IngestCommand.self, ReportCommand.self, RunCommand.self, StatusCommand.self,
-                      QuarantineCommand.self, SimulateCommand.self]
+                      QuarantineCommand.self, ReprocessCommand.self, SimulateCommand.self]
     )
 
     /// Runs the command and maps every failure to the exit codes of `cli.md`.

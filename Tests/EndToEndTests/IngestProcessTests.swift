@@ -128,8 +128,8 @@ struct SubledgerProcess {
         let completion = try SubledgerProcess.run(["ingest", "--db", "killed.sqlite"] + inputs, in: directory, tag: "complete")
         #expect(completion.status == 0 || completion.status == 1, "delays \(delays): \(completion.stderr)")
 
-        let expected = try SQLiteLedger(path: directory.file("reference.sqlite"), mode: .readOnly)
-        let recovered = try SQLiteLedger(path: directory.file("killed.sqlite"), mode: .readOnly)
+        let expected = try SQLiteLedger(path: directory.file("reference.sqlite"), access: .readOnly)
+        let recovered = try SQLiteLedger(path: directory.file("killed.sqlite"), access: .readOnly)
         #expect(try recovered.contentDigest() == expected.contentDigest(), "kill delays (ms): \(delays)")
         let statistics = try recovered.statistics()
         #expect(statistics.used == 32_000, "kill delays (ms): \(delays)")
@@ -159,8 +159,8 @@ struct SubledgerProcess {
 
         let reference = try SubledgerProcess.run(["ingest", "--db", "reference.sqlite", "a.ndjson", "b.ndjson"], in: directory, tag: "reference")
         #expect(reference.status == 1)
-        let shared = try SQLiteLedger(path: directory.file("shared.sqlite"), mode: .readOnly)
-        #expect(try shared.contentDigest() == SQLiteLedger(path: directory.file("reference.sqlite"), mode: .readOnly).contentDigest())
+        let shared = try SQLiteLedger(path: directory.file("shared.sqlite"), access: .readOnly)
+        #expect(try shared.contentDigest() == SQLiteLedger(path: directory.file("reference.sqlite"), access: .readOnly).contentDigest())
         let statistics = try shared.statistics()
         #expect(statistics.used == 10_000)
         #expect(statistics.read == 10_000 + statistics.duplicate + statistics.excluded + statistics.quarantined)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct ChainGroupingTests {
     @Test func aChainIsGroupedUnderItsFirstTokenEvenWhenTheNewerTokenArrivesFirst() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("c.sqlite"))
+        let ledger = try writableLedger(directory.file("c.sqlite"))
         let march: Millis = 1_709_294_400_000
         let april: Millis = 1_711_972_800_000
         let may: Millis = 1_714_564_800_000
@@ -19,7 +19,7 @@ import Testing
                                                                      kind: "transaction", at: march, observedAt: march)])
         }
         // Reports open the ledger read-only; the scan's TEMP table must work there too.
-        let all = try groups(SQLiteLedger(path: directory.file("c.sqlite"), mode: .readOnly))
+        let all = try groups(SQLiteLedger(path: directory.file("c.sqlite"), access: .readOnly))
         #expect(all.map { "\($0.0.rawValue)/\($0.1)" } == ["apple/2000000123456789", "google/other", "google/token-1"])
         let chain = all[2].2
         #expect(chain.map(\.subject) == ["token-1", "token-2", "token-2", "token-3", "token-3"])
@@ -29,7 +29,7 @@ import Testing
 
     @Test func aLinkCycleDoesNotHangAndGroupsUnderItsSmallestToken() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("cycle.sqlite"))
+        let ledger = try writableLedger(directory.file("cycle.sqlite"))
         try transaction(ledger) { (ledger: SQLiteLedger) throws in
             _ = try ledger.store(storedRecord("1"), facts: [link("tok-b", continues: "tok-a"), googleFact("tok-b")])
             _ = try ledger.store(storedRecord("2"), facts: [link("tok-c", continues: "tok-b"), googleFact("tok-c")])
@@ -47,7 +47,7 @@ import Testing
 
     @Test func factsWithinAGroupAreOrderedByAtKindObservedAtRef() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("o.sqlite"))
+        let ledger = try writableLedger(directory.file("o.sqlite"))
         let facts = [
             googleFact("t", kind: "order", at: 20, observedAt: 1, ref: "b"),
             googleFact("t", kind: "order", at: 20, observedAt: 1, ref: "a"),

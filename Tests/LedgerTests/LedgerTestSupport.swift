@@ -29,9 +29,25 @@ func link(_ newToken: String, continues oldToken: String, at: Millis = 1_711_900
 }
 
 func storedRecord(_ key: String, file: String = "a.ndjson", member: String? = nil, position: Int64 = 1,
-                  outcome: StoredRecord.Outcome = .used) -> StoredRecord {
+                  outcome: StoredRecord.Outcome = .used, receivedAt: Millis? = 1_709_294_405_000,
+                  payload: [UInt8] = Array(#"{"kind":"androidpublisher#subscriptionPurchase"}"#.utf8)) -> StoredRecord {
     StoredRecord(dedupKey: key, source: .googleSubscriptionV1, outcome: outcome,
-                 provenance: Provenance(file: file, member: member, position: position), receivedAt: 1_709_294_405_000)
+                 provenance: Provenance(file: file, member: member, position: position), receivedAt: receivedAt,
+                 payload: PayloadCompressor(dictionary: nil).payload(payload), rulesVersion: 1)
+}
+
+/// A quarantine entry for `raw` read at `provenance`, compressed without a dictionary.
+func quarantineEntry(_ reason: String, _ detail: String, at provenance: Provenance, raw: [UInt8]) -> QuarantineEntry {
+    QuarantineEntry(reason: reason, detail: detail, provenance: provenance,
+                    payload: PayloadCompressor(dictionary: nil).payload(raw), rawSize: raw.count,
+                    key: QuarantineEntry.key(provenance: provenance, rawBytes: raw), rulesVersion: 1)
+}
+
+/// A ledger at `path` opened for writing, its schema brought up to date (under the write lock, released again).
+func writableLedger(_ path: String) throws -> SQLiteLedger {
+    let ledger = try SQLiteLedger(path: path)
+    try ledger.lockForWriting(timeout: .seconds(5)).release()
+    return ledger
 }
 
 /// Runs `body` inside one committed transaction.

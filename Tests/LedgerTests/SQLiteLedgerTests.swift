@@ -6,62 +6,95 @@ import Testing
 @testable import Ledger
 
 @Suite struct SQLiteLedgerTests {
-    @Test func createsTheSchemaInWALModeAndReopens() throws {
+    @Test func createsTheSchemaByNamedMigrationsInWALModeAndReopens() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("ledger.sqlite")
         do {
-            let ledger = try SQLiteLedger(path: path)
-            let journal = try ledger.sqlite.prepare("PRAGMA journal_mode")
-            #expect(try journal.step())
-            #expect(journal.string(0) == "wal")
-            let tables = try ledger.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            var names: [String] = []
-            while try tables.step() { names.append(tables.string(0)) }
-            #expect(names == ["facts", "files", "quarantine", "records"])
+            let ledger = try writableLedger(path)
+            // Applying again changes nothing.
+            #expect(try LedgerMigrator().migrate(ledger.sqlite) == [])
+            #expect(try ledger.sqlite.strings("PRAGMA journal_mode") == ["wal"])
+            #expect(try ledger.sqlite.tableNames() == ["facts", "files", "ledger_meta", "migrations",
+                                                        "payload_dictionaries", "quarantine", "records", "reprocess_queue"])
+            #expect(try ledger.sqlite.strings("SELECT name FROM migrations ORDER BY name") == LedgerMigrations.all.map(\.name))
         }
-        let reopened = try SQLiteLedger(path: path, mode: .readOnly)
+        let reopened = try SQLiteLedger(path: path, access: .readOnly)
         #expect(try reopened.statistics() == IngestStatistics())
         #expect(try reopened.statistics().lastEventAt == nil)
+        let standing = try reopened.standing(rulesVersion: 7)
+        #expect(standing.ledgerId.count == 36)
+        #expect(standing.isEmpty)
+        #expect(!standing.isStale(for: 7))
     }
 
     @Test func readOnlyOpenOfAMissingDatabaseSaysSo() throws {
         let directory = try TemporaryDirectory()
         #expect {
-            try SQLiteLedger(path: directory.file("none.sqlite"), mode: .readOnly)
+            try SQLiteLedger(path: directory.file("none.sqlite"), access: .readOnly)
         } throws: { error in
             (error as? LedgerError)?.kind == .notFound
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("none.sqlite")))
     }
 
-    /// A ledger of another schema version (here: one from before versions, user_version 0) is refused for
-    /// ingest and for reading, with what to do, and is left unchanged.
-    @Test func aLedgerOfAnotherSchemaVersionIsRefused() throws {
+    /// `--db` pointed at some other SQLite database: refused for writing and reading, and left byte for byte as
+    /// it was (no tables added, not even switched to WAL).
+    @Test func aDatabaseThatIsNotALedgerIsRefusedAndLeftUnchanged() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("old.sqlite")
-        try SQLiteLedger(path: path).sqlite.execute("PRAGMA user_version = 0")
-        for mode in [SQLiteLedger.Mode.readWrite, .readOnly] {
+        let path = directory.file("app.db")
+        do {
+            let other = try SQLiteConnection(path: path, mode: .readWrite)
+            try other.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'a')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for access in [LedgerAccess.readWrite, .readOnly] {
             #expect {
-                try SQLiteLedger(path: path, mode: mode)
+                let ledger = try SQLiteLedger(path: path, access: access)
+                _ = try ledger.lockForWriting(timeout: .seconds(1))
             } throws: { error in
                 guard let error = error as? LedgerError else { return false }
-                return error.kind == .corrupt && error.message.contains("earlier version of subledger")
-                    && error.message.contains("into a new --db")
+                return error.kind == .foreign && error.message.contains("not a subledger ledger")
             }
         }
-        var version: OpaquePointer?
-        var database: OpaquePointer?
-        sqlite3_open(path, &database)
-        sqlite3_prepare_v2(database, "PRAGMA user_version", -1, &version, nil)
-        #expect(sqlite3_step(version) == SQLITE_ROW && sqlite3_column_int64(version, 0) == 0)
-        sqlite3_finalize(version)
-        sqlite3_close(database)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// A ledger whose `migrations` names a step this program does not know was written by a later release:
+    /// refused for writing and reading, unchanged.
+    @Test func aLedgerOfALaterReleaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("later.sqlite")
+        try writableLedger(path).sqlite.execute("INSERT INTO migrations (name, applied_at) VALUES ('999-from-the-future', 0)")
+        for access in [LedgerAccess.readWrite, .readOnly] {
+            #expect {
+                try SQLiteLedger(path: path, access: access)
+            } throws: { error in
+                guard let error = error as? LedgerError else { return false }
+                return error.kind == .newerLedger && error.message.contains("999-from-the-future")
+                    && error.message.contains("upgrade subledger")
+            }
+        }
+    }
+
+    /// A ledger from before schema versions (four tables, user_version 0) cannot be upgraded: refused.
+    @Test func aLedgerFromBeforeSchemaVersionsIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("old.sqlite")
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readWrite)
+            for statement in LedgerMigrations.v3Tables.statements("") { try connection.execute(statement) }
+        }
+        #expect {
+            try SQLiteLedger(path: path, access: .readWrite)
+        } throws: { error in
+            (error as? LedgerError)?.kind == .newerLedger && (error as? LedgerError)?.message.contains("into a new --db") == true
+        }
     }
 
     @Test func theSameFactTwiceIsOneRowWithTheEarliestObservation() throws {
         let directory = try TemporaryDirectory()
         for order in [[1_709_294_409_000, 1_709_294_405_000], [1_709_294_405_000, 1_709_294_409_000]] as [[Millis]] {
-            let ledger = try SQLiteLedger(path: directory.file("facts-\(order[0]).sqlite"))
+            let ledger = try writableLedger(directory.file("facts-\(order[0]).sqlite"))
             try transaction(ledger) { (ledger: SQLiteLedger) throws in
                 #expect(try ledger.store(storedRecord("msg:1"), facts: [googleFact("tok-a", observedAt: order[0])]))
                 #expect(try ledger.store(storedRecord("msg:2"), facts: [googleFact("tok-a", observedAt: order[1])]))
@@ -75,7 +108,7 @@ import Testing
 
     @Test func factsDifferingInAnyColumnButObservedAtAreDistinct() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("l.sqlite"))
+        let ledger = try writableLedger(directory.file("l.sqlite"))
         var withoutCurrency = googleFact("tok-a")
         withoutCurrency.currency = nil
         var trial = googleFact("tok-a")
@@ -93,7 +126,7 @@ import Testing
                       storedRecord("uuid:n1", file: "b.tar", member: "a.json", position: 3)]
         var digests: Set<String> = []
         for (index, order) in [[0, 1, 2], [2, 1, 0], [1, 0, 2]].enumerated() {
-            let ledger = try SQLiteLedger(path: directory.file("r\(index).sqlite"))
+            let ledger = try writableLedger(directory.file("r\(index).sqlite"))
             var stored: [Bool] = []
             try transaction(ledger) { (ledger: SQLiteLedger) throws in
                 for i in order { stored.append(try ledger.store(copies[i], facts: [googleFact("tok")])) }
@@ -112,35 +145,32 @@ import Testing
 
     @Test func quarantineIsIdempotentPerPlaceAndRawBytes() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("q.sqlite"))
+        let ledger = try writableLedger(directory.file("q.sqlite"))
         let garbage = Array(#"{"received_at": "2024-03-01T12:00:00Z", "body": {"#.utf8)
         let big = Array(repeating: UInt8(ascii: "x"), count: 10_000)
         try transaction(ledger) { (ledger: SQLiteLedger) throws in
-            let first = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
-                                        provenance: Provenance(file: "a.ndjson", position: 3), rawBytes: garbage)
+            let first = quarantineEntry("malformed_json", "unexpected end of input at byte 52", at: Provenance(file: "a.ndjson", position: 3), raw: garbage)
             #expect(try ledger.quarantine(first))
             // Read again from the same place (a re-run, or the file grown by appends): still one row.
-            let again = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
-                                        provenance: Provenance(file: "a.ndjson", position: 3), rawBytes: garbage)
+            let again = quarantineEntry("malformed_json", "unexpected end of input at byte 52", at: Provenance(file: "a.ndjson", position: 3), raw: garbage)
             #expect(try !ledger.quarantine(again))
             // The same bad bytes at another line of the file: another bad record.
-            let repeated = QuarantineEntry(reason: "malformed_json", detail: "unexpected end of input at byte 52",
-                                           provenance: Provenance(file: "a.ndjson", position: 9), rawBytes: garbage)
+            let repeated = quarantineEntry("malformed_json", "unexpected end of input at byte 52", at: Provenance(file: "a.ndjson", position: 9), raw: garbage)
             #expect(try ledger.quarantine(repeated))
-            let otherFile = QuarantineEntry(reason: "malformed_json", detail: "cut",
-                                            provenance: Provenance(file: "b.ndjson", position: 3), rawBytes: garbage)
+            let otherFile = quarantineEntry("malformed_json", "cut", at: Provenance(file: "b.ndjson", position: 3), raw: garbage)
             #expect(try ledger.quarantine(otherFile))
-            let large = QuarantineEntry(reason: "unrecognized", detail: "no known shape",
-                                        provenance: Provenance(file: "c.tar", member: "big.json", position: 0), rawBytes: big)
+            let large = quarantineEntry("unrecognized", "no known shape", at: Provenance(file: "c.tar", member: "big.json", position: 0), raw: big)
             #expect(try ledger.quarantine(large))
         }
-        var listed: [QuarantineEntry] = []
+        var listed: [QuarantinedRecord] = []
         try ledger.forEachQuarantined(reason: nil) { listed.append($0) }
         #expect(listed.map(\.provenance.description) == ["a.ndjson:3", "a.ndjson:9", "b.ndjson:3", "c.tar[big.json]:0"])
         #expect(listed.first?.raw == garbage)
-        #expect(listed.last?.raw.count == QuarantineEntry.keptRawBytes)
+        // Kept whole: a quarantined record can be tried again.
+        #expect(listed.last?.raw == big)
         #expect(listed.last?.rawSize == 10_000)
-        var unrecognized: [QuarantineEntry] = []
+        #expect(listed.allSatisfy { $0.isComplete })
+        var unrecognized: [QuarantinedRecord] = []
         try ledger.forEachQuarantined(reason: "unrecognized") { unrecognized.append($0) }
         #expect(unrecognized.map(\.detail) == ["no known shape"])
         let statistics = try ledger.statistics()
@@ -150,19 +180,21 @@ import Testing
 
     @Test func statisticsAddUpAndFollowTheLatestReadOfEachFile() throws {
         let directory = try TemporaryDirectory()
-        let ledger = try SQLiteLedger(path: directory.file("s.sqlite"))
+        let ledger = try writableLedger(directory.file("s.sqlite"))
         let fileA = FileFingerprint(path: "a.ndjson", size: 100, sha256: String(repeating: "a", count: 64))
         let fileB = FileFingerprint(path: "b.ndjson", size: 50, sha256: String(repeating: "b", count: 64))
         try transaction(ledger) { (ledger: SQLiteLedger) throws in
             try ledger.beginFile(fileA)
             _ = try ledger.store(storedRecord("k1", file: "a.ndjson", position: 1), facts: [googleFact("t1", at: 1_700_000_000_000)])
             _ = try ledger.store(storedRecord("k2", file: "a.ndjson", position: 2, outcome: .excluded(.test)), facts: [])
-            _ = try ledger.quarantine(QuarantineEntry(reason: "malformed_json", detail: "cut",
-                                                      provenance: Provenance(file: "a.ndjson", position: 3), rawBytes: [0x7b]))
+            _ = try ledger.quarantine(quarantineEntry("malformed_json", "cut", at: Provenance(file: "a.ndjson", position: 3), raw: [0x7b]))
             try ledger.finishFile(fileA, counts: FileCounts(read: 3, used: 1, excluded: 1, quarantined: 1), damage: nil)
         }
-        #expect(try ledger.isDone(fileA))
-        #expect(try !ledger.isDone(FileFingerprint(path: "a.ndjson", size: 101, sha256: fileA.sha256)))
+        let claimer = try ledger.fileClaimer()
+        #expect(claimer.claim(fileA) == .unchanged)
+        #expect(claimer.claim(FileFingerprint(path: "a.ndjson", size: 101, sha256: "d" + fileA.sha256.dropFirst())) == .read)
+        // The same bytes under another path: a copy, not read again.
+        #expect(claimer.claim(FileFingerprint(path: "backup/a.ndjson", size: 100, sha256: fileA.sha256)) == .copy(of: "a.ndjson"))
         try transaction(ledger) { (ledger: SQLiteLedger) throws in
             try ledger.beginFile(fileB)
             // b repeats k1 (a duplicate), adds k3; then the gzip was cut.
@@ -194,7 +226,7 @@ import Testing
         let path = directory.file("k.sqlite")
         let file = FileFingerprint(path: "a.ndjson", size: 100, sha256: String(repeating: "c", count: 64))
         do {
-            let ledger = try SQLiteLedger(path: path)
+            let ledger = try writableLedger(path)
             try transaction(ledger) { (ledger: SQLiteLedger) throws in
                 try ledger.beginFile(file)
                 _ = try ledger.store(storedRecord("k1"), facts: [])
@@ -206,8 +238,8 @@ import Testing
             _ = try ledger.store(storedRecord("k3", position: 3), facts: [])
             ledger.rollbackTransaction()
         }
-        let ledger = try SQLiteLedger(path: path)
-        #expect(try !ledger.isDone(file))
+        let ledger = try writableLedger(path)
+        #expect(try ledger.fileClaimer().claim(file) == .read)
         #expect(try ledger.files().first?.state == .reading)
         let statistics = try ledger.statistics()
         #expect(statistics.read == 2)
@@ -233,15 +265,14 @@ import Testing
             { _ = try $0.store(storedRecord("msg:1", file: "b.ndjson", position: 1), facts: [googleFact("t1", observedAt: 5)]) },
             { _ = try $0.store(storedRecord("msg:2", file: "b.ndjson", position: 2, outcome: .excluded(.sandbox)), facts: []) },
             { _ = try $0.store(storedRecord("msg:3", file: "b.ndjson", position: 3), facts: [link("t2", continues: "t1"), googleFact("t2")]) },
-            { _ = try $0.quarantine(QuarantineEntry(reason: "bad_signature", detail: "x5c chain does not end at a trusted root",
-                                                    provenance: Provenance(file: "c.json", position: 0), rawBytes: Array("e30.e30.sig".utf8))) },
+            { _ = try $0.quarantine(quarantineEntry("bad_signature", "x5c chain does not end at a trusted root", at: Provenance(file: "c.json", position: 0), raw: Array("e30.e30.sig".utf8))) },
         ]
-        let forward = try SQLiteLedger(path: directory.file("f.sqlite"))
+        let forward = try writableLedger(directory.file("f.sqlite"))
         try transaction(forward) { (ledger: SQLiteLedger) throws in for step in steps { try step(ledger) } }
-        let backward = try SQLiteLedger(path: directory.file("b.sqlite"))
+        let backward = try writableLedger(directory.file("b.sqlite"))
         try transaction(backward) { (ledger: SQLiteLedger) throws in for step in steps.reversed() { try step(ledger) } }
         #expect(try forward.contentDigest() == backward.contentDigest())
-        let partial = try SQLiteLedger(path: directory.file("p.sqlite"))
+        let partial = try writableLedger(directory.file("p.sqlite"))
         try transaction(partial) { (ledger: SQLiteLedger) throws in for step in steps.dropLast() { try step(ledger) } }
         #expect(try partial.contentDigest() != forward.contentDigest())
     }

@@ -5,13 +5,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The exclusive right to ingest into one ledger database: an `flock` on `<db>.lock`.
+/// The exclusive right to write one SQLite ledger (ingest, reprocess): an `flock` on `<db>.lock`.
 ///
 /// SQLite alone would serialise two writers transaction by transaction, interleaving two ingests' files and
-/// their manifest rows; the lock makes a second ingest wait for the first to finish instead. The kernel drops
+/// their manifest rows; the lock makes a second writer wait for the first to finish instead. The kernel drops
 /// the lock when its process dies, so a killed ingest never leaves a stale lock behind. The lock file itself
 /// is never deleted (deleting it would let two processes lock two different files).
-public final class IngestLock {
+public final class SQLiteWriteLock: LedgerLock {
     private var descriptor: Int32
 
     /// Takes the lock, waiting up to `timeout`; throws `.busy` naming the database when it stays taken.
@@ -20,7 +20,7 @@ public final class IngestLock {
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw LedgerError(kind: .unreadableFile, path: lockPath,
-                              message: "cannot create the ingest lock file: \(String(cString: strerror(errno)))")
+                              message: "cannot create the ledger's lock file: \(String(cString: strerror(errno)))")
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
@@ -28,7 +28,7 @@ public final class IngestLock {
             guard errno == EWOULDBLOCK || errno == EINTR, clock.now < deadline else {
                 close(descriptor)
                 throw LedgerError(kind: .busy, path: databasePath,
-                                  message: "another ingest is running on \(databasePath); wait for it or use another --db")
+                                  message: "another ingest or reprocess is writing \(databasePath); wait for it or use another --db")
             }
             usleep(100_000)
         }

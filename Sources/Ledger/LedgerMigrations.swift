@@ -1,0 +1,199 @@
+import Foundation
+
+/// The SQL dialects the ledger's schema is written for. Migrations are written once, in SQLite's words, and
+/// ``render(_:)`` makes the few changes PostgreSQL needs; every other statement is portable as written.
+enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The statement for this dialect: PostgreSQL stores `BLOB` as `BYTEA`, has no `WITHOUT ROWID` (every
+    /// table is a heap with a primary-key index), and compares `TEXT` in byte order only with `COLLATE "C"`,
+    /// which is what SQLite's default BINARY collation does and what makes both engines sort rows alike.
+    func render(_ statement: String) -> String {
+        switch self {
+        case .sqlite:
+            return statement
+        case .postgres:
+            return statement
+                .replacingWord("BLOB", with: "BYTEA")
+                .replacingWord("TEXT", with: "TEXT COLLATE \"C\"")
+                .replacingOccurrences(of: ") WITHOUT ROWID", with: ")")
+        }
+    }
+}
+
+/// One step of the ledger's schema: applied once, in list order, and recorded by name in `migrations`, the way
+/// GRDB's `DatabaseMigrator` does it. A step is never edited once released; a change is a new step.
+struct LedgerMigration: Sendable {
+    var name: String
+    /// The statements of the step (in SQLite's words; see ``SQLDialect/render(_:)``). `ledgerId` is the new
+    /// ledger's identity, for the step that stores it.
+    var statements: @Sendable (_ ledgerId: String) -> [String]
+}
+
+/// Every schema step, oldest first. A ledger written by the release before migrations existed (`PRAGMA
+/// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
+enum LedgerMigrations {
+    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factRecords]
+
+    /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
+    static var baseline: String { v3Tables.name }
+
+    /// The four tables of the schema-3 release, as that release created them.
+    static let v3Tables = LedgerMigration(name: "001-v3-tables") { _ in [
+        // files: the manifest of input files. A file whose path, size and SHA-256 match a `done` row is skipped;
+        // `reading` means a run started on it and did not finish (killed): the next run reads it again and the
+        // records it already stored deduplicate. The counts are those of the latest read of the file (while
+        // `reading`: the largest prefix read so far), so that `status` can add them up.
+        """
+        CREATE TABLE files (
+            path            TEXT    NOT NULL PRIMARY KEY,
+            size            BIGINT  NOT NULL,
+            sha256          TEXT    NOT NULL,
+            state           TEXT    NOT NULL CHECK (state IN ('reading', 'done')),
+            read            BIGINT  NOT NULL DEFAULT 0,
+            used            BIGINT  NOT NULL DEFAULT 0,
+            duplicate       BIGINT  NOT NULL DEFAULT 0,
+            excluded        BIGINT  NOT NULL DEFAULT 0,
+            quarantined     BIGINT  NOT NULL DEFAULT 0,
+            damage_offset   BIGINT,
+            damage_reason   TEXT,
+            ingested_at     BIGINT  NOT NULL
+        )
+        """,
+        // records: one row per distinct input record (its dedup key), used or excluded. The provenance is the
+        // smallest (file, member, position) the record was seen at, so that any ingest order gives the same rows.
+        """
+        CREATE TABLE records (
+            dedup_key       TEXT    NOT NULL PRIMARY KEY,
+            source          TEXT    NOT NULL,
+            outcome         TEXT    NOT NULL CHECK (outcome IN ('used', 'excluded')),
+            reason          TEXT,
+            file            TEXT    NOT NULL,
+            member          TEXT    NOT NULL,
+            position        BIGINT  NOT NULL,
+            received_at     BIGINT
+        )
+        """,
+        // facts: the set of facts the used records state (docs/DESIGN.md, "The ledger holds a set of facts").
+        // `fact_key` is the first 16 bytes of the SHA-256 of every column but `observed_at` (``FactKey``); a fact
+        // stated twice is one row with the earliest `observed_at`. The primary key leads with (platform, subject)
+        // and the table has no rowid, so a subscription's facts sit together in one B-tree: an insert updates
+        // that one tree, and the report reads facts in subject order. `end_at` is Fact.end (`end` is an SQL
+        // keyword).
+        """
+        CREATE TABLE facts (
+            platform        TEXT    NOT NULL,
+            subject         TEXT    NOT NULL,
+            fact_key        BLOB    NOT NULL,
+            kind            TEXT    NOT NULL,
+            at              BIGINT  NOT NULL,
+            observed_at     BIGINT  NOT NULL,
+            ref             TEXT,
+            detail          TEXT,
+            product_id      TEXT,
+            end_at          BIGINT,
+            amount_micros   BIGINT,
+            currency        TEXT,
+            flags           BIGINT  NOT NULL,
+            PRIMARY KEY (platform, subject, fact_key)
+        ) WITHOUT ROWID
+        """,
+        // quarantine: records that could not be used, with the reason and their raw bytes. `key` digests (file,
+        // member, position, raw bytes), so reading a file again does not add its bad records twice, while two
+        // identical bad lines stay two bad records.
+        """
+        CREATE TABLE quarantine (
+            key             TEXT    NOT NULL PRIMARY KEY,
+            reason          TEXT    NOT NULL,
+            detail          TEXT    NOT NULL,
+            file            TEXT    NOT NULL,
+            member          TEXT    NOT NULL,
+            position        BIGINT  NOT NULL,
+            raw             BLOB    NOT NULL,
+            raw_size        BIGINT  NOT NULL
+        )
+        """,
+    ] }
+
+    /// What makes a database a subledger ledger, and which one: `format` (always `subledger-ledger`), `ledger_id`
+    /// (random, so that report partials of two ledgers are never merged), `rules_version` (the rules every
+    /// record's facts were made by; absent while the ledger is empty or being reprocessed) and `reprocess` (the
+    /// kind of a reprocess under way: `full` or `quarantined`).
+    static let ledgerMeta = LedgerMigration(name: "002-ledger-meta") { ledgerId in [
+        """
+        CREATE TABLE ledger_meta (
+            key             TEXT    NOT NULL PRIMARY KEY,
+            value           TEXT    NOT NULL
+        )
+        """,
+        "INSERT INTO ledger_meta (key, value) VALUES ('format', 'subledger-ledger')",
+        "INSERT INTO ledger_meta (key, value) VALUES ('ledger_id', '\(ledgerId)')",
+    ] }
+
+    /// Payloads kept (inputs.md, "Rebuildable"): every distinct record's bytes, compressed with the ledger's zstd
+    /// dictionary, and the rules version that translated it. A record from before this step has no payload
+    /// (NULL): `reprocess` reads it again from its archive. A quarantine row's `raw` is the whole record,
+    /// compressed, when `dictionary` is set (0: compressed without one); NULL marks a row from before this step,
+    /// whose `raw` is the first 4096 bytes as read.
+    static let payloads = LedgerMigration(name: "003-payloads") { _ in [
+        """
+        CREATE TABLE payload_dictionaries (
+            id              BIGINT  NOT NULL PRIMARY KEY,
+            bytes           BLOB    NOT NULL,
+            created_at      BIGINT  NOT NULL
+        )
+        """,
+        "ALTER TABLE records ADD COLUMN payload BLOB",
+        "ALTER TABLE records ADD COLUMN dictionary BIGINT",
+        "ALTER TABLE records ADD COLUMN rules_version BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE quarantine ADD COLUMN dictionary BIGINT",
+        "ALTER TABLE quarantine ADD COLUMN rules_version BIGINT NOT NULL DEFAULT 0",
+    ] }
+
+    /// The work list of a reprocess: the records and quarantined records to translate again, moved here from
+    /// their tables in one transaction and deleted from here in the same transaction as their new rows are
+    /// written, so that a killed reprocess resumes where it stopped. Read in provenance order, as an ingest
+    /// reads files.
+    static let reprocessQueue = LedgerMigration(name: "004-reprocess-queue") { _ in [
+        """
+        CREATE TABLE reprocess_queue (
+            origin          TEXT    NOT NULL CHECK (origin IN ('record', 'quarantine')),
+            key             TEXT    NOT NULL,
+            file            TEXT    NOT NULL,
+            member          TEXT    NOT NULL,
+            position        BIGINT  NOT NULL,
+            payload         BLOB,
+            dictionary      BIGINT,
+            PRIMARY KEY (origin, key)
+        )
+        """,
+        "CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)",
+    ] }
+
+    /// Provenance from a fact to a record: the dedup key of the smallest record that states it (any order of
+    /// ingest gives the same one). NULL for facts made before this step, which a reprocess rebuilds anyway.
+    static let factRecords = LedgerMigration(name: "005-fact-records") { _ in [
+        "ALTER TABLE facts ADD COLUMN record TEXT",
+    ] }
+}
+
+private extension String {
+    /// Replaces `word` where it stands alone (not inside a longer identifier such as `raw_size`).
+    func replacingWord(_ word: String, with replacement: String) -> String {
+        var result = ""
+        var rest = Substring(self)
+        func isIdentifier(_ character: Character?) -> Bool {
+            guard let character else { return false }
+            return character.isLetter || character.isNumber || character == "_"
+        }
+        while let range = rest.range(of: word) {
+            let before = range.lowerBound == rest.startIndex ? result.last : rest[rest.index(before: range.lowerBound)]
+            let after = range.upperBound == rest.endIndex ? nil : rest[range.upperBound]
+            result += rest[..<range.lowerBound]
+            result += isIdentifier(before) || isIdentifier(after) ? word : replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}

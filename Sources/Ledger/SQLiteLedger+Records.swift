@@ -1,0 +1,84 @@
+import Facts
+import Ingest
+
+extension SQLiteLedger {
+    public func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact]) throws(LedgerError) -> Bool {
+        let provenance = record.provenance
+        let insert = try prepared(LedgerSchema.insertRecord)
+        try insert.bind(1, record.dedupKey)
+        try insert.bind(2, record.source.rawValue)
+        switch record.outcome {
+        case .used:
+            try insert.bind(3, "used")
+        case .excluded(let reason):
+            try insert.bind(3, "excluded")
+            try insert.bind(4, reason.rawValue)
+        }
+        try insert.bind(5, provenance.file)
+        try insert.bind(6, provenance.member ?? "")
+        try insert.bind(7, provenance.position)
+        try insert.bind(8, record.receivedAt)
+        try insert.bind(9, blob: record.payload.bytes[...])
+        try insert.bind(10, record.payload.dictionaryId)
+        try insert.bind(11, record.rulesVersion)
+        try insert.run()
+        let isNew = insert.changes > 0
+        if !isNew {
+            let move = try prepared(LedgerSchema.moveRecordProvenance)
+            try move.bind(1, provenance.file)
+            try move.bind(2, provenance.member ?? "")
+            try move.bind(3, provenance.position)
+            try move.bind(4, record.dedupKey)
+            try move.bind(5, provenance.file)
+            try move.bind(6, provenance.member ?? "")
+            try move.bind(7, provenance.position)
+            try move.run()
+            let keep = try prepared(LedgerSchema.keepEarliestCopy)
+            try keep.bind(1, record.receivedAt)
+            try keep.bind(2, blob: record.payload.bytes[...])
+            try keep.bind(3, record.payload.dictionaryId)
+            try keep.bind(4, record.dedupKey)
+            try keep.bind(5, record.receivedAt)
+            try keep.bind(6, record.receivedAt)
+            try keep.run()
+        }
+        for fact in facts { try self.insert(fact, statedBy: record.dedupKey) }
+        return isNew
+    }
+
+    public func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool {
+        let statement = try prepared(LedgerSchema.insertQuarantine)
+        try statement.bind(1, entry.key)
+        try statement.bind(2, entry.reason)
+        try statement.bind(3, entry.detail)
+        try statement.bind(4, entry.provenance.file)
+        try statement.bind(5, entry.provenance.member ?? "")
+        try statement.bind(6, entry.provenance.position)
+        try statement.bind(7, blob: entry.payload.bytes[...])
+        try statement.bind(8, entry.rawSize)
+        try statement.bind(9, entry.payload.dictionaryId)
+        try statement.bind(10, entry.rulesVersion)
+        try statement.run()
+        return statement.changes > 0
+    }
+
+    private func insert(_ keyed: KeyedFact, statedBy record: String) throws(LedgerError) {
+        let fact = keyed.fact
+        let statement = try prepared(LedgerSchema.insertFact)
+        try statement.bind(1, blob: keyed.key.bytes[...])
+        try statement.bind(2, fact.platform.rawValue)
+        try statement.bind(3, fact.subject)
+        try statement.bind(4, fact.kind.rawValue)
+        try statement.bind(5, fact.at)
+        try statement.bind(6, fact.observedAt)
+        try statement.bind(7, fact.ref)
+        try statement.bind(8, fact.detail)
+        try statement.bind(9, fact.productId)
+        try statement.bind(10, fact.end)
+        try statement.bind(11, fact.amountMicros)
+        try statement.bind(12, fact.currency)
+        try statement.bind(13, fact.flags.rawValue)
+        try statement.bind(14, record)
+        try statement.run()
+    }
+}

@@ -1,0 +1,394 @@
+import Facts
+import Foundation
+import Ingest
+import Ledger
+
+/// What the pipeline reads, in order: records kept on the ledger's reprocess queue, manifest files to read again,
+/// and the archives a user named.
+enum RecordSource: Sendable {
+    /// The reprocess queue, in provenance order.
+    case queue(any ReprocessQueueReader)
+    /// Manifest files read again from their recorded paths: read only if the bytes there are still the same.
+    case manifestFiles([FileFingerprint])
+    /// Files to ingest; `claimer` says which to read.
+    case inputs([String], claimer: any FileClaimer)
+}
+
+/// What one run of the pipeline did.
+struct PipelineTally {
+    /// The records read from files in this run, counted as `ingest --json` reports them.
+    var statistics = IngestStatistics()
+    /// Counts of the records taken from the reprocess queue.
+    var queued = FileCounts()
+    /// Queued records that had been quarantined and are now used, excluded or a duplicate.
+    var released = 0
+    /// Input files skipped as unchanged.
+    var unchanged: [String] = []
+    /// Input files not read because the same bytes were read under another path: (path, the other path).
+    var copies: [(path: String, of: String)] = []
+    /// Manifest files a reprocess could not read again: (path, why).
+    var unreadable: [(path: String, reason: String)] = []
+}
+
+/// The record pipeline shared by `ingest` and `reprocess`: a reader, ``workers`` workers and the store, each
+/// handing bounded batches to the next (``IngestBatchQueue``), so that every core stays busy whatever the mix of
+/// records:
+/// 1. the reader walks the sources in order: for a file, the fingerprint (size + streaming SHA-256) and the
+///    ledger's claim (read, unchanged, a copy of another path), then decompression and splitting into raw
+///    records; for the reprocess queue, pages of stored payloads;
+/// 2. the workers parse records and turn them into facts, signature checks included (the parser and the
+///    translators are `Sendable` and pure, so where they run changes nothing else), and compress payloads. The
+///    reader deals its items to the workers in turn, one queue each, and the store takes them back in the same
+///    turn, so the store sees exactly the reader's order with no sequence numbers or reordering buffer;
+/// 3. the store thread (the caller's) writes them: the ledger takes one writer connection, so this is the one
+///    stage that cannot be spread, and everything else is kept off it.
+///
+/// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
+/// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
+/// `done` in the same transaction as its last records, and a queued record leaves the queue in the transaction
+/// that writes its new outcome. A killed run therefore leaves each file either `done` with all its records,
+/// `reading` with a committed prefix, or as it was before the run, and the queue holding exactly what is left to
+/// do; the next run reads the rest: the prefix deduplicates, nothing is lost or doubled.
+struct RecordPipeline {
+    var translator: RecordTranslator
+    /// The rules version stamped on every record written (``RulesVersion/current``).
+    var rulesVersion: Int64
+    /// Every dictionary payloads may be compressed with; new payloads use the last (none when empty).
+    var dictionaries: [PayloadDictionary]
+    var progress: ProgressOutput
+    /// Records per transaction. Every commit appends each page it changed to the WAL, and inserts land all over
+    /// the ledger's B-trees, so fewer commits write far less: 100,000 instead of 20,000 took a tenth off the
+    /// bench ingest. Bounded so that a killed run redoes at most this much and the WAL stays around the size of
+    /// the pages one transaction touches (SQLite spills them there once the page cache is full).
+    var commitEvery = 100_000
+    /// Records per batch handed between threads. Small: a record on its way to a worker holds its raw bytes (up
+    /// to tens of kB), so 256 let large archives hold about 100 MB in the queues.
+    var batchSize = 64
+    /// Items a reader-to-worker queue holds before the reader waits. The worker-to-store queues hold six times
+    /// as many: a translated record is small (keys, facts and a compressed payload), and the slack lets the
+    /// workers go on while the store commits.
+    var batchesInFlight = 6
+    /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
+    /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
+    var workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
+    /// Queued records read per page (each page is one short read of the ledger).
+    var queuePage = 4_096
+
+    /// Runs `sources` through the stages into `ledger`, on this thread as the store.
+    func run(_ sources: [RecordSource], into ledger: any LedgerStore) throws(LedgerError) -> PipelineTally {
+        var reporter = ProgressReporter(output: progress)
+        reporter.filesTotal = sources.reduce(0) { total, source in
+            switch source {
+            case .queue: total
+            case .manifestFiles(let files): total + files.count
+            case .inputs(let files, _): total + files.count
+            }
+        }
+        var tally = PipelineTally()
+        let workers = max(workers, 1)
+        let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
+        let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight) }
+        startReader(sources, queues: read)
+        for (input, output) in zip(read, translated) { startWorker(from: input, to: output) }
+        var queue = TakeInTurn(queues: translated)
+        var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
+        var queued = IngestRecordStore(ledger: ledger)
+        do throws(LedgerError) {
+            while true {
+                switch queue.pop() {
+                case .unreadable(let path, let message):
+                    // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
+                    tally.statistics.files += 1
+                    tally.statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
+                    reporter.filesDone += 1
+                case .skipped(let file):
+                    tally.unchanged.append(file.path)
+                    reporter.filesDone += 1
+                case .copy(let file, let original):
+                    tally.copies.append((file.path, original))
+                    reporter.filesDone += 1
+                case .gone(let path, let reason):
+                    try transaction.open()
+                    try ledger.markUnreadable(path: path, reason: reason)
+                    tally.unreadable.append((path, reason))
+                    reporter.filesDone += 1
+                case .begin(let file):
+                    try ingest(file, from: &queue, into: &transaction, tally: &tally, reporter: &reporter)
+                    tally.statistics.files += 1
+                    reporter.filesDone += 1
+                case .batch(let records):
+                    try transaction.open()
+                    for record in records {
+                        let wasQuarantined = record.dequeue?.origin == .quarantine
+                        let before = queued.counts
+                        try queued.add(record)
+                        if let id = record.dequeue { try ledger.dequeue(id) }
+                        if wasQuarantined && queued.counts.quarantined == before.quarantined { tally.released += 1 }
+                        try transaction.counted {}
+                    }
+                    reporter.records += records.count
+                    reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
+                case .failed(let error):
+                    throw error
+                case .end:
+                    preconditionFailure("the reader ends only a file it began")
+                case .finished:
+                    try transaction.commit()
+                    reporter.finish()
+                    tally.queued = queued.counts
+                    return tally
+                }
+                reporter.tick()
+            }
+        } catch {
+            // The open transaction is rolled back (committed files and prefixes stay) and the other threads
+            // stopped before the error propagates.
+            ledger.rollbackTransaction()
+            queue.cancelAndWait()
+            throw error
+        }
+    }
+
+    /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
+    private func ingest(_ file: FileFingerprint, from queue: inout TakeInTurn, into transaction: inout Transaction,
+                        tally: inout PipelineTally, reporter: inout ProgressReporter) throws(LedgerError) {
+        let ledger = transaction.ledger
+        var store = IngestRecordStore(ledger: ledger)
+        try transaction.open()
+        try ledger.beginFile(file)
+        while true {
+            switch queue.pop() {
+            case .batch(let records):
+                for record in records {
+                    try store.add(record)
+                    try transaction.counted { () throws(LedgerError) in
+                        try ledger.saveProgress(path: file.path, read: store.counts.read)
+                    }
+                }
+                reporter.records += records.count
+                reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
+                reporter.tick()
+            case .end(let result):
+                let damage: [Damage]
+                switch result {
+                case .success(let found): damage = found
+                case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
+                }
+                try ledger.finishFile(file, counts: store.counts, damage: damage.first)
+                store.add(to: &tally.statistics)
+                tally.statistics.damagedFiles += damage.map {
+                    IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
+                }
+                return
+            case .failed(let error):
+                throw error
+            case .unreadable, .skipped, .copy, .gone, .begin, .finished:
+                preconditionFailure("the reader ends a file before it sends anything else")
+            }
+        }
+    }
+
+    /// The run's open transaction: opened when something is to be written, committed after every `commitEvery`
+    /// records and at the end of the run.
+    private struct Transaction {
+        let ledger: any LedgerStore
+        let commitEvery: Int
+        private var isOpen = false
+        private var sinceCommit = 0
+
+        init(ledger: any LedgerStore, commitEvery: Int) {
+            self.ledger = ledger
+            self.commitEvery = commitEvery
+        }
+
+        mutating func open() throws(LedgerError) {
+            guard !isOpen else { return }
+            try ledger.beginTransaction()
+            isOpen = true
+        }
+
+        /// Counts one record written; at the interval, runs `beforeCommit` (the current file's progress) and
+        /// commits.
+        mutating func counted(beforeCommit: () throws(LedgerError) -> Void) throws(LedgerError) {
+            sinceCommit += 1
+            guard sinceCommit >= commitEvery else { return }
+            try beforeCommit()
+            try commit()
+            try open()
+        }
+
+        mutating func commit() throws(LedgerError) {
+            sinceCommit = 0
+            guard isOpen else { return }
+            isOpen = false
+            try ledger.commitTransaction()
+        }
+    }
+
+    /// The workers' output queues read back in the turn the reader dealt its items in: item `k` is on queue
+    /// `k % count`.
+    private struct TakeInTurn {
+        let queues: [IngestBatchQueue]
+        private var next = 0
+
+        init(queues: [IngestBatchQueue]) {
+            self.queues = queues
+        }
+
+        mutating func pop() -> IngestBatchQueue.Item {
+            guard let item = queues[next].pop() else {
+                preconditionFailure("a worker stops early only when the store cancelled it")
+            }
+            next = (next + 1) % queues.count
+            return item
+        }
+
+        /// On failure: stops every worker (and through them the reader) and waits until all are done.
+        func cancelAndWait() {
+            for queue in queues { queue.cancel() }
+            for queue in queues { queue.waitForProducer() }
+        }
+    }
+
+    /// Starts the thread that turns `sources` into queue items, in order, dealing them to `queues` in turn.
+    private func startReader(_ sources: [RecordSource], queues: [IngestBatchQueue]) {
+        let batchSize = batchSize
+        let queuePage = queuePage
+        let thread = Thread {
+            defer { for queue in queues { queue.producerDone() } }
+            var dealer = Dealer(queues: queues, batchSize: batchSize)
+            do {
+                for source in sources {
+                    switch source {
+                    case .queue(let reader):
+                        try dealer.readQueue(reader, pageSize: queuePage)
+                    case .manifestFiles(let files):
+                        for recorded in files {
+                            guard let current = try? FileFingerprint.of(path: recorded.path) else {
+                                try dealer.push(.gone(path: recorded.path, reason: "not found at reprocess: ingest it again"))
+                                continue
+                            }
+                            guard current == recorded else {
+                                try dealer.push(.gone(path: recorded.path, reason: "changed since it was read: ingest it again"))
+                                continue
+                            }
+                            try dealer.readFile(current)
+                        }
+                    case .inputs(let files, let claimer):
+                        for path in files {
+                            let fingerprint: FileFingerprint
+                            do throws(LedgerError) {
+                                fingerprint = try FileFingerprint.of(path: path)
+                            } catch {
+                                try dealer.push(.unreadable(path: path, message: error.message))
+                                continue
+                            }
+                            switch claimer.claim(fingerprint) {
+                            case .read: try dealer.readFile(fingerprint)
+                            case .unchanged: try dealer.push(.skipped(fingerprint))
+                            case .copy(let original): try dealer.push(.copy(fingerprint, of: original))
+                            }
+                        }
+                    }
+                }
+                try dealer.push(.finished)
+            } catch let failure as LedgerError {
+                // The reprocess queue could not be read: the store ends the run with this error.
+                try? dealer.push(.failed(failure))
+            } catch {
+                // Cancelled: the store side gave up and reports its own error.
+            }
+        }
+        thread.name = "subledger-reader"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Starts a thread that parses and translates the records of `input`'s batches and passes every item on to
+    /// `output`, until the reader is done. When the store side cancels `output`, it stops the reader in turn and
+    /// waits for it before it ends.
+    private func startWorker(from input: IngestBatchQueue, to output: IngestBatchQueue) {
+        let translator = translator
+        let rulesVersion = rulesVersion
+        let dictionaries = dictionaries
+        let thread = Thread {
+            defer { output.producerDone() }
+            let work = RecordWork(translator: translator, rulesVersion: rulesVersion, dictionaries: dictionaries)
+            do {
+                while let item = input.pop() {
+                    guard case .batch(var records) = item else {
+                        try output.push(item)
+                        continue
+                    }
+                    for index in records.indices { records[index].outcome = work.outcome(of: records[index].outcome) }
+                    try output.push(.batch(records))
+                }
+            } catch {
+                input.cancel()
+                input.waitForProducer()
+            }
+        }
+        thread.name = "subledger-worker"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+/// The reader thread's side of the hand-over: deals items to the workers' queues in turn and batches records.
+private struct Dealer {
+    let queues: [IngestBatchQueue]
+    let batchSize: Int
+    private var next = 0
+    private var batch: [IngestBatchQueue.Record] = []
+
+    init(queues: [IngestBatchQueue], batchSize: Int) {
+        self.queues = queues
+        self.batchSize = batchSize
+        batch.reserveCapacity(batchSize)
+    }
+
+    mutating func push(_ item: IngestBatchQueue.Item) throws(IngestBatchQueue.Cancelled) {
+        try queues[next].push(item)
+        next = (next + 1) % queues.count
+    }
+
+    mutating func add(_ record: IngestBatchQueue.Record) throws(IngestBatchQueue.Cancelled) {
+        batch.append(record)
+        if batch.count >= batchSize { try flush() }
+    }
+
+    mutating func flush() throws(IngestBatchQueue.Cancelled) {
+        guard !batch.isEmpty else { return }
+        try push(.batch(batch))
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Decompresses and splits one file into batches between its `begin` and `end`.
+    mutating func readFile(_ file: FileFingerprint) throws {
+        try push(.begin(file))
+        let result: Result<[Damage], any Error>
+        do {
+            let damage = try ArchiveReader().read(path: file.path) { raw in try add(IngestBatchQueue.Record(raw)) }
+            try flush()
+            result = .success(damage)
+        } catch let cancelled as IngestBatchQueue.Cancelled {
+            throw cancelled
+        } catch {
+            batch.removeAll(keepingCapacity: true)
+            result = .failure(error)
+        }
+        try push(.end(result))
+    }
+
+    /// Hands over the reprocess queue, page by page.
+    mutating func readQueue(_ reader: any ReprocessQueueReader, pageSize: Int) throws {
+        var last: QueuedRecord?
+        while true {
+            let page = try reader.page(after: last, limit: pageSize)
+            for queued in page { try add(IngestBatchQueue.Record(queued)) }
+            try flush()
+            guard page.count == pageSize, let end = page.last else { return }
+            last = end
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Facts
+import Ingest
+import Ledger
+
+/// A ledger opened for writing under its write lock (schema brought up to date), with its standing: what
+/// `ingest` and `reprocess` share.
+struct WriterSession {
+    let store: any LedgerStore
+    let lock: any LedgerLock
+    let standing: LedgerStanding
+
+    /// Opens `location`, waits up to `timeout` for its write lock, and records the rules version in a ledger
+    /// that holds nothing yet (so that its first records are never taken for stale ones).
+    init(location: LedgerLocation, timeout: Duration) throws(IngestError) {
+        let store: any LedgerStore
+        do throws(LedgerError) {
+            store = try location.open(.readWrite)
+        } catch {
+            throw error.kind == .foreign || error.kind == .newerLedger ? .configuration(error) : .ledger(error)
+        }
+        do throws(LedgerError) {
+            lock = try store.lockForWriting(timeout: timeout)
+        } catch {
+            throw error.kind == .busy ? .busy(error)
+                : error.kind == .foreign || error.kind == .newerLedger ? .configuration(error) : .ledger(error)
+        }
+        self.store = store
+        standing = try IngestError.wrap { () throws(LedgerError) -> LedgerStanding in
+            var standing = try store.standing(rulesVersion: RulesVersion.current)
+            if standing.isEmpty && standing.rulesVersion == nil && standing.reprocess == nil {
+                try store.beginTransaction()
+                try store.setRulesVersion(RulesVersion.current)
+                try store.commitTransaction()
+                standing.rulesVersion = RulesVersion.current
+            }
+            return standing
+        }
+    }
+
+    /// Whether the ledger's facts must be rebuilt before anything is added or reported.
+    var isStale: Bool { standing.isStale(for: RulesVersion.current) }
+
+    /// The ledger's payload dictionaries; when it has none yet, one is trained on samples of what this run will
+    /// write (`sampling`) and stored first. Empty when there is too little to train on.
+    func dictionaries(sampling files: [String], queue: (any ReprocessQueueReader)? = nil) throws(LedgerError) -> [PayloadDictionary] {
+        let existing = try store.payloadDictionaries()
+        guard existing.isEmpty else { return existing }
+        let samples = PayloadSampler(dictionaries: existing).samples(queue: queue, files: files)
+        guard let trained = PayloadDictionary.train(samples: samples, id: 0) else { return [] }
+        try store.beginTransaction()
+        let dictionary = try store.addPayloadDictionary(trained.bytes)
+        try store.commitTransaction()
+        return [dictionary]
+    }
+
+    /// Rebuilds what `scope` covers from the payloads the ledger keeps (and reads again the manifest files that
+    /// lack them), with `translator`, and ends the reprocess.
+    func reprocess(_ scope: ReprocessScope, translator: RecordTranslator, progress: ProgressOutput,
+                   commitEvery: Int, sampleFiles: [String] = []) throws(LedgerError) -> ReprocessOutcome {
+        _ = try store.queueForReprocess(scope)
+        let manifest = try store.filesToReread()
+        let dictionaries = try dictionaries(sampling: manifest.map(\.path) + sampleFiles, queue: store.queueReader())
+        var pipeline = RecordPipeline(translator: translator, rulesVersion: RulesVersion.current,
+                                      dictionaries: dictionaries, progress: progress)
+        pipeline.commitEvery = commitEvery
+        let tally = try pipeline.run([.queue(store.queueReader()), .manifestFiles(manifest)], into: store)
+        try store.finishReprocess(rulesVersion: RulesVersion.current)
+        return ReprocessOutcome(scope: scope, records: tally.queued, released: tally.released,
+                                reread: tally.statistics,
+                                unreadable: tally.unreadable.map { UnreadableFile(path: $0.path, reason: $0.reason) })
+    }
+}
