@@ -75,6 +75,9 @@ extension ReprocessOutcome {
         return lines
     }
 
-    /// Whether the run must exit 1: files could not be read again, or what was read again was damaged.
-    var needsAttention: Bool { !unreadable.isEmpty || !reread.damagedFiles.isEmpty }
+    /// Whether the run must exit 1 (cli.md: "finished but some input was quarantined, damaged or skipped"):
+    /// records are (still) quarantined, files could not be read again, or what was read again was damaged.
+    var needsAttention: Bool {
+        records.quarantined > 0 || reread.quarantined > 0 || !unreadable.isEmpty || !reread.damagedFiles.isEmpty
+    }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import Ledger
+import Simulator
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `subledger reprocess` as users call it: the ledger is the system of record (inputs.md, "Rebuildable").
+@Suite(.serialized)
+struct ReprocessProcessTests {
+    static let reportFiles = ["subscriptions_monthly.csv", "revenue_monthly.csv", "retention_cohorts.csv",
+                              "trial_conversion.csv", "grace_recovery.csv", "summary.json", "report.html"]
+
+    /// Expects every report file of `first` and `second` (folders in `workspace`) to be byte-identical.
+    static func expectSameReports(_ first: String, _ second: String, in workspace: TemporaryDirectory,
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+        for name in reportFiles {
+            let a = FileManager.default.contents(atPath: workspace.file("\(first)/\(name)"))
+            let b = FileManager.default.contents(atPath: workspace.file("\(second)/\(name)"))
+            #expect(a != nil && a == b, "\(name) differs between \(first)/ and \(second)/", sourceLocation: sourceLocation)
+        }
+    }
+
+    static func report(_ database: String, to folder: String, in workspace: TemporaryDirectory) throws -> SubledgerProcess.Result {
+        try SubledgerProcess.run(["report", "--db", database, "--out", folder, "--prices", "sim/prices.csv",
+                                  "--as-of", "2024-06-30T23:59:59.999Z"], in: workspace, tag: "report-\(folder)")
+    }
+
+    /// (a) With the archives moved away, a reprocess rebuilds the same facts from the ledger alone: the reports
+    /// are byte-identical to those of the ingest.
+    @Test func reprocessWithoutTheArchivesGivesByteIdenticalReports() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 40, months: 6, seed: 21).write(to: workspace.file("sim"))
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                               "sim/archives"], in: workspace, tag: "ingest")
+        #expect(ingest.status == 1, "the simulated noise is quarantined: \(ingest.stderr)")
+        #expect(try Self.report("l.sqlite", to: "before", in: workspace).status == 0)
+        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        try FileManager.default.moveItem(atPath: workspace.file("sim/archives"), toPath: workspace.file("elsewhere"))
+
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite", "--json", "--apple-root-ca",
+                                                  "sim/apple-root.der"], in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 1, "the forged notifications stay quarantined: \(reprocess.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(reprocess.stdout.utf8)) as? [String: Any]
+        #expect((object?["reprocessed"] as? Int ?? 0) > 100, "\(reprocess.stdout)")
+        #expect(object?["released"] as? Int == 0)
+        #expect((object?["unreadable_files"] as? [Any])?.isEmpty == true)
+        #expect(try Self.report("l.sqlite", to: "after", in: workspace).status == 0)
+        Self.expectSameReports("before", "after", in: workspace)
+        #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest)
+    }
+
+    /// (b) Records quarantined for a wrong root or bundle id are released by `reprocess --quarantined` with the
+    /// right option; the reports then equal a clean ingest's.
+    @Test func quarantinedRecordsAreReleasedWithTheRightOptions() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 40, months: 6, seed: 22).write(to: workspace.file("sim"))
+        _ = try SubledgerProcess.run(["ingest", "--db", "clean.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "clean")
+        #expect(try Self.report("clean.sqlite", to: "clean", in: workspace).status == 0)
+        let clean = try SQLiteLedger(path: workspace.file("clean.sqlite"), access: .readOnly).statistics()
+
+        // Without the simulator's root, every signed App Store payload fails verification.
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "sim/archives"], in: workspace, tag: "no-root")
+        let wrong = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).statistics()
+        let forged = clean.quarantinedByReason["bad_signature"] ?? 0
+        #expect((wrong.quarantinedByReason["bad_signature"] ?? 0) > forged + 10)
+        // A wrong bundle id quarantines what the root now lets through.
+        let bundle = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite", "--quarantined", "--apple-root-ca",
+                                               "sim/apple-root.der", "--bundle-id", "com.example.other"],
+                                              in: workspace, tag: "wrong-bundle")
+        #expect(bundle.status == 1)
+        let wrongBundle = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).statistics()
+        #expect((wrongBundle.quarantinedByReason["wrong_bundle"] ?? 0) > 10)
+
+        let release = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite", "--quarantined", "--json",
+                                                "--apple-root-ca", "sim/apple-root.der"], in: workspace, tag: "release")
+        #expect(release.status == 1, "the forged notifications stay quarantined: \(release.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(release.stdout.utf8)) as? [String: Any]
+        #expect((object?["released"] as? Int ?? 0) > 10, "\(release.stdout)")
+        let released = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).statistics()
+        #expect(released == clean)
+        #expect(try Self.report("l.sqlite", to: "released", in: workspace).status == 0)
+        Self.expectSameReports("clean", "released", in: workspace)
+    }
+
+    /// (d) Facts made by older rules: `report` refuses (exit 2, saying what to run), `run` reprocesses them first.
+    @Test func aStaleLedgerMakesReportExitTwoAndRunReprocess() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 20, months: 6, seed: 23).write(to: workspace.file("sim"))
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "ingest")
+        #expect(try Self.report("l.sqlite", to: "before", in: workspace).status == 0)
+        do {
+            // What an upgrade whose rules changed looks like from the ledger's side.
+            let ledger = try SQLiteLedger(path: workspace.file("l.sqlite"))
+            let lock = try ledger.lockForWriting(timeout: .seconds(5))
+            try ledger.beginTransaction()
+            try ledger.setRulesVersion(1)
+            try ledger.commitTransaction()
+            lock.release()
+        }
+        let refused = try Self.report("l.sqlite", to: "refused", in: workspace)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("run `subledger reprocess --db l.sqlite`"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.file("refused/summary.json")))
+
+        let run = try SubledgerProcess.run(["run", "--db", "l.sqlite", "--out", "run", "--prices", "sim/prices.csv",
+                                            "--as-of", "2024-06-30T23:59:59.999Z", "--apple-root-ca", "sim/apple-root.der",
+                                            "sim/archives"], in: workspace, tag: "run")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("reprocessing them first"), "\(run.stderr)")
+        #expect(run.stdout.contains("reprocess (full): "), "\(run.stdout)")
+        Self.expectSameReports("before", "run", in: workspace)
+    }
+
+    /// Killed with SIGKILL at random moments, a re-run finishes the reprocess: the ledger is the one an
+    /// uninterrupted reprocess leaves.
+    @Test func aKilledReprocessFinishesOnReRun() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 300, months: 12, seed: 24).write(to: workspace.file("sim"))
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "ingest")
+        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        var delays: [Int] = []
+        for attempt in 0..<4 {
+            let delay = Int.random(in: 100...2500)
+            delays.append(delay)
+            let (process, wait) = try SubledgerProcess.start(["reprocess", "--db", "l.sqlite", "--apple-root-ca",
+                                                              "sim/apple-root.der"], in: workspace, tag: "kill-\(attempt)")
+            usleep(useconds_t(delay * 1000))
+            kill(process.processIdentifier, SIGKILL)
+            _ = wait()
+        }
+        let refused = try Self.report("l.sqlite", to: "refused", in: workspace)
+        #expect(refused.status == 2 || refused.status == 0, "a killed reprocess leaves a ledger that says so: \(refused.stderr)")
+        let completion = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der"],
+                                                  in: workspace, tag: "complete")
+        #expect(completion.status == 1, "delays \(delays): \(completion.stderr)")
+        #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest,
+                "kill delays (ms): \(delays)")
+    }
+}
