@@ -171,8 +171,9 @@ enum LedgerMigrations {
         "CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)",
     ] }
 
-    /// Provenance from a fact to a record: the dedup key of the smallest record that states it (any order of
-    /// ingest gives the same one). NULL for facts made before this step, which a reprocess rebuilds anyway.
+    /// Provenance from a fact to a record: the dedup key of the record that stated it first (earliest
+    /// `observed_at`, then smallest key: any order of ingest gives the same one). NULL for facts made before this
+    /// step, which a reprocess rebuilds anyway.
     static let factRecords = LedgerMigration(name: "005-fact-records") { _ in [
         "ALTER TABLE facts ADD COLUMN record TEXT",
     ] }

@@ -98,17 +98,16 @@ enum LedgerSchema {
         WHERE dedup_key = ? AND received_at IS NOT NULL AND (? IS NULL OR ? < received_at)
         """
 
-    /// The set semantics: an existing fact keeps the earliest `observed_at` and the smallest stating record.
+    /// The set semantics: an existing fact keeps the earliest `observed_at`, and the record that first stated it
+    /// (the one of that earliest statement; of several, the smallest dedup key), whatever the order of ingest.
     static let insertFact = """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
             amount_micros, currency, flags, record)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (platform, subject, fact_key) DO UPDATE SET
-            observed_at = CASE WHEN excluded.observed_at < facts.observed_at THEN excluded.observed_at
-                ELSE facts.observed_at END,
-            record = CASE WHEN facts.record IS NULL OR excluded.record < facts.record THEN excluded.record
-                ELSE facts.record END
-        WHERE excluded.observed_at < facts.observed_at OR facts.record IS NULL OR excluded.record < facts.record
+            observed_at = excluded.observed_at, record = excluded.record
+        WHERE excluded.observed_at < facts.observed_at
+            OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))
         """
 
     static let insertQuarantine = """
@@ -225,6 +224,35 @@ enum LedgerSchema {
         FROM facts f
         LEFT JOIN temp.chain_roots r ON r.platform = f.platform AND r.subject = f.subject
         ORDER BY f.platform, subscription, f.at, f.kind, f.observed_at, f.ref, f.fact_key
+        """
+
+    // MARK: provenance
+
+    static let recordByKey = """
+        SELECT dedup_key, source, outcome, reason, file, member, position, received_at, payload, dictionary,
+            rules_version
+        FROM records WHERE dedup_key = ?
+        """
+
+    /// The records whose smallest provenance is this place (a scan: provenance is for people, not for ingest).
+    static let recordsAt = """
+        SELECT dedup_key, source, outcome, reason, file, member, position, received_at, payload, dictionary,
+            rules_version
+        FROM records WHERE file = ? AND member = ? AND position = ? ORDER BY dedup_key
+        """
+
+    /// The facts this record stated first (a scan of the facts).
+    static let factsOfRecord = """
+        SELECT platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros, currency,
+            flags, record
+        FROM facts WHERE record = ? ORDER BY platform, subject, at, kind, observed_at, ref, fact_key
+        """
+
+    /// The facts of one subject, in the order history builders read them.
+    static let factsOfSubject = """
+        SELECT platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros, currency,
+            flags, record
+        FROM facts WHERE subject = ? ORDER BY platform, subject, at, kind, observed_at, ref, fact_key
         """
 
     // MARK: digest

@@ -94,6 +94,12 @@ public protocol LedgerStore: AnyObject {
     /// chains (``Fact/Kind/link``) joined under the chain's first subject. Within a group facts are sorted by
     /// (at, kind, observedAt, ref). Only the current group is held in memory.
     func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
+    /// The records a reference names: a dedup key, or a place (`FILE:POSITION`, `FILE[MEMBER]:POSITION`) where
+    /// a record was first read; each with its payload and the facts it stated first.
+    func records(matching reference: String) throws(LedgerError) -> [RecordDetail]
+    /// The facts of one subject (Apple `original_transaction_id`, Google purchase token), each naming the record
+    /// that stated it first.
+    func facts(ofSubject subject: String) throws(LedgerError) -> [AttributedFact]
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// payload bytes: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String

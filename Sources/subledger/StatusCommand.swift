@@ -12,10 +12,16 @@ struct StatusCommand: ParsableCommand {
         discussion: """
         Archives in the ledger (listing only those still being read, damaged, or with quarantined records), \
         record counts by source and outcome, quarantine by reason, damaged files and the date range of the \
-        events, on stdout; --json prints the same as one JSON object instead.
+        events, on stdout; --json prints the same as one JSON object instead. \
+        --record shows one record (by its dedup key, or by the place it was read: FILE:LINE, \
+        FILE[MEMBER]:POSITION) with its bytes and the facts it stated first; --subscription shows the facts of \
+        one subscription (Apple original_transaction_id, Google purchase token), each with the record that \
+        stated it first.
 
-        Example:
+        Examples:
           subledger status --db ledger.sqlite --json
+          subledger status --db ledger.sqlite --record archives/2024-03-01.ndjson.gz:17
+          subledger status --db ledger.sqlite --subscription 2000000512345678
         """)
 
     @OptionGroup var ledger: LedgerOptions
@@ -23,8 +29,17 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the counts as one JSON object on stdout.")
     var json = false
 
+    @Option(help: ArgumentHelp("Show this record and its facts: a dedup key, or FILE:POSITION where it was read.",
+                               valueName: "REF"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("Show the facts of this subscription, each with the record stating it.", valueName: "ID"))
+    var subscription: String?
+
     func run() throws {
         let store = try ledger.openForReading()
+        if let record { return try Self.show(record: record, in: store) }
+        if let subscription { return try Self.show(subscription: subscription, in: store) }
         let statistics: IngestStatistics
         let sources: [SourceCount]
         let files: [FileManifestEntry]
@@ -57,5 +72,65 @@ struct StatusCommand: ParsableCommand {
         } else {
             print(lines.joined(separator: "\n"))
         }
+    }
+}
+
+extension StatusCommand {
+    /// `--record`: the records a reference names, with their bytes and facts; exit 2 when there is none.
+    static func show(record reference: String, in store: any LedgerStore) throws {
+        let details: [RecordDetail]
+        do {
+            details = try store.records(matching: reference)
+        } catch {
+            throw CommandFailure.ledger(error)
+        }
+        guard !details.isEmpty else {
+            throw CommandFailure.usage("""
+                no stored record is \(reference): give a dedup key or the place a record was first read \
+                (FILE:LINE, FILE[MEMBER]:POSITION, as `subledger quarantine` lists places); quarantined records \
+                are listed by `subledger quarantine`
+                """)
+        }
+        var lines: [String] = []
+        for detail in details {
+            lines.append("record \(detail.dedupKey)")
+            lines.append("  read at: \(detail.provenance)")
+            lines.append("  source: \(detail.source); \(detail.outcome)\(detail.reason.map { " (\($0))" } ?? ""); rules version \(detail.rulesVersion)")
+            if let receivedAt = detail.receivedAt { lines.append("  received_at: \(Timestamp.rfc3339(receivedAt))") }
+            lines.append("  payload: " + (detail.raw.map { String(decoding: $0, as: UTF8.self) } ?? "(not kept: ingested by a release before payloads were kept)"))
+            lines.append("  facts it stated first: \(detail.facts.count) (the others it states, earlier records had stated)")
+            lines += detail.facts.map { "    " + $0.line }
+        }
+        print(lines.joined(separator: "\n"))
+    }
+
+    /// `--subscription`: the facts of one subject, each naming its record; exit 2 when there is none.
+    static func show(subscription: String, in store: any LedgerStore) throws {
+        let facts: [AttributedFact]
+        do {
+            facts = try store.facts(ofSubject: subscription)
+        } catch {
+            throw CommandFailure.ledger(error)
+        }
+        guard !facts.isEmpty else {
+            throw CommandFailure.usage("no facts about \(subscription): give an Apple original_transaction_id or a Google purchase token")
+        }
+        print(facts.map { "\($0.fact.line)  [record \($0.record ?? "unknown")]" }.joined(separator: "\n"))
+    }
+}
+
+extension Fact {
+    /// One line for people: the columns that are set, times in RFC 3339.
+    var line: String {
+        var parts = ["\(platform.rawValue) \(subject) \(kind.rawValue) at \(Timestamp.rfc3339(at))",
+                     "observed \(Timestamp.rfc3339(observedAt))"]
+        if let ref { parts.append("ref \(ref)") }
+        if let detail { parts.append("detail \(detail)") }
+        if let productId { parts.append("product \(productId)") }
+        if let end { parts.append("end \(Timestamp.rfc3339(end))") }
+        if let amountMicros { parts.append("amount \(amountMicros) micros") }
+        if let currency { parts.append("currency \(currency)") }
+        if flags.rawValue != 0 { parts.append("flags \(flags.rawValue)") }
+        return parts.joined(separator: ", ")
     }
 }
