@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",
-        ]),
+        ], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

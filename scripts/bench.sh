@@ -147,8 +147,12 @@ rm -f "$BENCH/ingest.sqlite"*
 read -r ingest_wall ingest_rss < <(measure "$BENCH/ingest" "$BIN" ingest --json --db "$BENCH/ingest.sqlite" \
   --apple-root-ca "$base/apple-root.der" "$base/archives")
 records=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"]["read"])' "$BENCH/ingest.stdout")
+ledger=$(du -cb "$BENCH"/ingest.sqlite* | tail -1 | cut -f1)
 read -r report_wall report_rss < <(measure "$BENCH/report" "$BIN" report --db "$BENCH/ingest.sqlite" \
   --out "$BENCH/reports" --prices "$base/prices.csv")
+# Rebuilds every fact from the payloads the ledger keeps (no archive read), with the same options.
+read -r reprocess_wall reprocess_rss < <(measure "$BENCH/reprocess" "$BIN" reprocess --db "$BENCH/ingest.sqlite" \
+  --apple-root-ca "$base/apple-root.der")
 read -r peer_wall peer_rss < <(measure "$BENCH/peer" "$BENCH/venv/bin/python" "$PEER" "$base/archives" "$BENCH/peer.duckdb")
 
 dataset "$large" "$((SUBSCRIBERS * SCALE))"
@@ -159,12 +163,14 @@ read -r large_wall large_rss < <(measure "$BENCH/large" "$BIN" ingest --json --d
 large_records=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"]["read"])' "$BENCH/large.stdout")
 
 python3 - "$files" "$compressed" "$raw" "$records" "$floor" "$ingest_wall" "$ingest_rss" "$report_wall" \
-  "$report_rss" "$peer_wall" "$peer_rss" "$large_raw" "$large_records" "$large_wall" "$large_rss" "$SCALE" <<'PY'
+  "$report_rss" "$peer_wall" "$peer_rss" "$large_raw" "$large_records" "$large_wall" "$large_rss" "$SCALE" \
+  "$ledger" "$reprocess_wall" "$reprocess_rss" <<'PY'
 import sys
-(files, compressed, raw, records, floor, iw, irss, rw, rrss, pw, prss, lraw, lrec, lw, lrss, scale) = sys.argv[1:]
-files, compressed, raw, records, lraw, lrec = map(int, (files, compressed, raw, records, lraw, lrec))
-floor, iw, rw, pw, lw = map(float, (floor, iw, rw, pw, lw))
-irss, rrss, prss, lrss = (int(x) / 1024 for x in (irss, rrss, prss, lrss))
+(files, compressed, raw, records, floor, iw, irss, rw, rrss, pw, prss, lraw, lrec, lw, lrss, scale,
+ ledger, pw2, prss2) = sys.argv[1:]
+files, compressed, raw, records, lraw, lrec, ledger = map(int, (files, compressed, raw, records, lraw, lrec, ledger))
+floor, iw, rw, pw, lw, pw2 = map(float, (floor, iw, rw, pw, lw, pw2))
+irss, rrss, prss, lrss, prss2 = (int(x) / 1024 for x in (irss, rrss, prss, lrss, prss2))
 mb = raw / 1e6
 print(f"data set: {files} archives, {compressed/1e6:.0f} MB compressed, {mb:.0f} MB of JSON, {records} records")
 print()
@@ -173,6 +179,7 @@ print(f"|---|---:|---:|---:|---:|")
 print(f"| gzip -dc (floor) | {floor:.1f} | {mb/floor:.0f} | | |")
 print(f"| subledger ingest | {iw:.1f} | {mb/iw:.0f} | {records/iw:.0f} | {irss:.0f} |")
 print(f"| subledger report | {rw:.1f} | | | {rrss:.0f} |")
+print(f"| subledger reprocess | {pw2:.1f} | {mb/pw2:.0f} | {records/pw2:.0f} | {prss2:.0f} |")
 print(f"| ingest + report | {iw+rw:.1f} | | | |")
 print(f"| DuckDB peer | {pw:.1f} | {mb/pw:.0f} | {records/pw:.0f} | {prss:.0f} |")
 print(f"| ingest x{scale} data ({lraw/1e6:.0f} MB, {lrec} records) | {lw:.1f} | {lraw/1e6/lw:.0f} | {lrec/lw:.0f} | {lrss:.0f} |")
@@ -181,6 +188,9 @@ def verdict(ok):
     return "met" if ok else "NOT met"
 print(f"ingest / gzip -dc: {iw/floor:.2f} (target <= 2: {verdict(iw/floor <= 2)})")
 print(f"(ingest + report) / peer: {(iw+rw)/pw:.2f} (target < 0.5: {verdict((iw+rw)/pw < 0.5)})")
+print(f"ledger: {ledger/1e6:.0f} MB for {compressed/1e6:.0f} MB of archives: {ledger/compressed:.2f} x "
+      f"(target <= 1.5: {verdict(ledger/compressed <= 1.5)})")
+print(f"reprocess / ingest: {pw2/iw:.2f} (target <= 1: {verdict(pw2 <= iw)})")
 print(f"peak RSS: ingest {irss:.0f} MB, report {rrss:.0f} MB, ingest x{scale} {lrss:.0f} MB "
       f"(target < 256 MB: {verdict(max(irss, rrss, lrss) < 256)})")
 growth = (lw / iw) / (lraw / raw)

@@ -57,10 +57,12 @@ public final class ProgressLine: Sendable {
     }
 }
 
-/// Progress of one ingest run: files done of total, records read, megabytes of record text read.
+/// Progress of one ingest or reprocess run: files done of total, records read, megabytes of record text read.
 /// Called from the store thread only.
 struct ProgressReporter {
     private let line: ProgressLine
+    /// What the run is doing: `ingest` or `reprocess`.
+    private let label: String
 
     var filesTotal = 0
     var filesDone = 0
@@ -68,13 +70,14 @@ struct ProgressReporter {
     /// Bytes of the records read so far (uncompressed JSON text).
     var bytes: Int64 = 0
 
-    init(output: ProgressOutput) {
+    init(output: ProgressOutput, label: String) {
         line = ProgressLine(output: output)
+        self.label = label
     }
 
     /// Shows the counts when the line's interval has passed.
     func tick() {
-        line.show("ingest: \(filesDone)/\(filesTotal) files, \(records) records, "
+        line.show("\(label): \(filesDone)/\(filesTotal) files, \(records) records, "
             + String(format: "%.1f MB", Double(bytes) / 1_000_000))
     }
 

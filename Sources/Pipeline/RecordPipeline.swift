@@ -56,6 +56,8 @@ struct RecordPipeline {
     /// Every dictionary payloads may be compressed with; new payloads use the last (none when empty).
     var dictionaries: [PayloadDictionary]
     var progress: ProgressOutput
+    /// What the progress line calls the run: `ingest` or `reprocess`.
+    var label = "ingest"
     /// Records per transaction. Every commit appends each page it changed to the WAL, and inserts land all over
     /// the ledger's B-trees, so fewer commits write far less: 100,000 instead of 20,000 took a tenth off the
     /// bench ingest. Bounded so that a killed run redoes at most this much and the WAL stays around the size of
@@ -76,7 +78,7 @@ struct RecordPipeline {
 
     /// Runs `sources` through the stages into `ledger`, on this thread as the store.
     func run(_ sources: [RecordSource], into ledger: any LedgerStore) throws(LedgerError) -> PipelineTally {
-        var reporter = ProgressReporter(output: progress)
+        var reporter = ProgressReporter(output: progress, label: label)
         reporter.filesTotal = sources.reduce(0) { total, source in
             switch source {
             case .queue: total

@@ -63,6 +63,7 @@ struct WriterSession {
         var pipeline = RecordPipeline(translator: translator, rulesVersion: RulesVersion.current,
                                       dictionaries: dictionaries, progress: progress)
         pipeline.commitEvery = commitEvery
+        pipeline.label = "reprocess"
         let tally = try pipeline.run([.queue(store.queueReader()), .manifestFiles(manifest)], into: store)
         try store.finishReprocess(rulesVersion: RulesVersion.current)
         return ReprocessOutcome(scope: scope, records: tally.queued, released: tally.released,

@@ -141,4 +141,60 @@ struct ReprocessProcessTests {
         #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest,
                 "kill delays (ms): \(delays)")
     }
+
+    /// A copy of the schema-3 ledger of the previous release and its archives (Fixtures/schema3) in `workspace`.
+    static func copySchema3Fixture(to workspace: TemporaryDirectory) throws {
+        var fixture = URL(fileURLWithPath: #filePath)
+        fixture.deleteLastPathComponent()
+        fixture.appendPathComponent("Fixtures/schema3")
+        for name in ["ledger.sqlite", "sim"] {
+            try FileManager.default.copyItem(atPath: fixture.appendingPathComponent(name).path, toPath: workspace.file(name))
+        }
+    }
+
+    /// (c) A ledger of the previous release (schema 3, no payloads) is refused by `report` until it is upgraded;
+    /// `reprocess` migrates it and reads its archives again from the recorded paths; the reports then equal a
+    /// fresh ingest's of the same archives.
+    @Test func aSchema3LedgerMigratesAndReprocessesFromItsArchives() throws {
+        let workspace = try TemporaryDirectory()
+        try Self.copySchema3Fixture(to: workspace)
+        let refused = try Self.report("ledger.sqlite", to: "refused", in: workspace)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("run `subledger reprocess --db ledger.sqlite`"), "\(refused.stderr)")
+
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", "ledger.sqlite", "--apple-root-ca", "sim/apple-root.der"],
+                                                 in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 1, "the simulated noise is quarantined again: \(reprocess.stderr)")
+        #expect(reprocess.stdout.contains("archives read again"), "\(reprocess.stdout)")
+        #expect(try Self.report("ledger.sqlite", to: "upgraded", in: workspace).status == 0)
+
+        _ = try SubledgerProcess.run(["ingest", "--db", "fresh.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "fresh")
+        #expect(try Self.report("fresh.sqlite", to: "fresh", in: workspace).status == 0)
+        Self.expectSameReports("fresh", "upgraded", in: workspace)
+        let upgraded = try SQLiteLedger(path: workspace.file("ledger.sqlite"), access: .readOnly)
+        #expect(try upgraded.contentDigest() == SQLiteLedger(path: workspace.file("fresh.sqlite"), access: .readOnly).contentDigest())
+    }
+
+    /// An archive of a schema-3 ledger that is gone cannot be read again: `reprocess` names it (exit 1) and
+    /// `status` keeps it as a file to ingest again; ingesting it then completes the ledger.
+    @Test func aMissingArchiveOfASchema3LedgerIsNamed() throws {
+        let workspace = try TemporaryDirectory()
+        try Self.copySchema3Fixture(to: workspace)
+        let gone = "sim/archives/google-play/2024-02.zip"
+        try FileManager.default.moveItem(atPath: workspace.file(gone), toPath: workspace.file("2024-02.zip"))
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", "ledger.sqlite", "--apple-root-ca", "sim/apple-root.der"],
+                                                 in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 1)
+        #expect(reprocess.stdout.contains("\(gone): not found at reprocess: ingest it again"), "\(reprocess.stdout)")
+        let status = try SubledgerProcess.run(["status", "--db", "ledger.sqlite"], in: workspace, tag: "status")
+        #expect(status.stdout.contains("\(gone): reading"), "\(status.stdout)")
+        try FileManager.default.moveItem(atPath: workspace.file("2024-02.zip"), toPath: workspace.file(gone))
+        _ = try SubledgerProcess.run(["ingest", "--db", "ledger.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "complete")
+        _ = try SubledgerProcess.run(["ingest", "--db", "fresh.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "fresh")
+        #expect(try SQLiteLedger(path: workspace.file("ledger.sqlite"), access: .readOnly).contentDigest()
+                == SQLiteLedger(path: workspace.file("fresh.sqlite"), access: .readOnly).contentDigest())
+    }
 }
