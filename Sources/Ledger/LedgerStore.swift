@@ -51,13 +51,15 @@ public protocol LedgerStore: AnyObject {
 
     // MARK: records
 
-    /// Stores a used or excluded record and the facts it states. Returns `false` when a record with its dedup
-    /// key was stored before (a duplicate): the row then keeps the smaller provenance, the earliest
-    /// `received_at` and that copy's payload, and the facts are still merged, so that the earliest `observedAt`
-    /// wins whichever copy came first.
-    func store(_ record: StoredRecord, keyedFacts: [KeyedFact]) throws(LedgerError) -> Bool
-    /// Quarantines a record; `false` when that exact record from that place was quarantined before.
-    func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool
+    /// Writes `writes` in order inside the open transaction, and removes `dequeued` from the reprocess queue in
+    /// the same transaction. Returns, for each write, whether it was new: `false` for a record whose dedup key was
+    /// stored before (its row then keeps the smaller provenance and the copy received first, and its facts are
+    /// still merged, so that the earliest `observedAt` wins whichever copy came first), or for a quarantined
+    /// record already quarantined from that very place.
+    func write(_ writes: [LedgerWrite], dequeuing dequeued: [QueuedRecord.ID]) throws(LedgerError) -> [Bool]
+    /// How many records a transaction should hold: an embedded ledger writes fastest in large transactions, a
+    /// server shared by several writers in small ones.
+    var recordsPerTransaction: Int { get }
 
     // MARK: reprocess
 
@@ -69,8 +71,6 @@ public protocol LedgerStore: AnyObject {
     func queueForReprocess(_ scope: ReprocessScope) throws(LedgerError) -> [String]
     /// A reader of the queue in provenance order, for the reader thread.
     func queueReader() -> any ReprocessQueueReader
-    /// Removes a record from the queue (in the transaction that writes its new outcome).
-    func dequeue(_ record: QueuedRecord.ID) throws(LedgerError)
     /// Ends a reprocess (the queue is empty): every record's facts are now those of `rulesVersion`.
     func finishReprocess(rulesVersion: Int64) throws(LedgerError)
     /// A file of the manifest that a reprocess could not read again (gone, or changed): kept `reading` with
@@ -105,11 +105,12 @@ public protocol LedgerStore: AnyObject {
     func contentDigest() throws(LedgerError) -> String
 }
 
-extension LedgerStore {
-    /// ``store(_:keyedFacts:)`` computing the facts' keys here.
-    public func store(_ record: StoredRecord, facts: [Fact]) throws(LedgerError) -> Bool {
-        try store(record, keyedFacts: facts.map(KeyedFact.init))
-    }
+/// One record as the pipeline hands it to the ledger.
+public enum LedgerWrite: Sendable {
+    /// A used or excluded record and the facts it states.
+    case record(StoredRecord, [KeyedFact])
+    /// A record that could not be used.
+    case quarantine(QuarantineEntry)
 }
 
 /// The right to write a ledger; released on ``release()``, on deinit, and by the system when the process dies.

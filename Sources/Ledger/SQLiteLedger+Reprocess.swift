@@ -39,7 +39,7 @@ extension SQLiteLedger {
         SQLiteQueueReader(path: path)
     }
 
-    public func dequeue(_ record: QueuedRecord.ID) throws(LedgerError) {
+    func dequeue(_ record: QueuedRecord.ID) throws(LedgerError) {
         let statement = try prepared(LedgerSchema.dequeue)
         try statement.bind(1, record.origin.rawValue)
         try statement.bind(2, record.key)

@@ -38,8 +38,6 @@ public struct IngestJob {
     public var progress: ProgressOutput
     /// How long to wait for another writer of the same ledger before giving up.
     public var lockTimeout: Duration
-    /// Records per transaction (see ``RecordPipeline/commitEvery``).
-    public var commitEvery = 100_000
 
     /// A job writing into `ledger` (created when missing); `lockTimeout` is how long it waits for another writer
     /// of the same ledger to finish before giving up with ``IngestError/busy``.
@@ -66,12 +64,11 @@ public struct IngestJob {
             if session.isStale {
                 progress.say("the ledger's facts were made by older rules (or a reprocess was interrupted): reprocessing them first")
                 outcome.reprocess = try session.reprocess(.full, translator: translator, progress: progress,
-                                                          commitEvery: commitEvery, sampleFiles: files)
+                                                          sampleFiles: files)
             }
             let store = session.store
             var pipeline = RecordPipeline(translator: translator, rulesVersion: RulesVersion.current,
                                           dictionaries: try session.dictionaries(sampling: files), progress: progress)
-            pipeline.commitEvery = commitEvery
             let tally = try pipeline.run([.inputs(files, claimer: try store.fileClaimer())], into: store)
             outcome.statistics = tally.statistics
             outcome.unchanged = tally.unchanged

@@ -2,26 +2,31 @@ import Facts
 import Ingest
 import Ledger
 
-/// The store side of ingest for one file: writes each translated record, and counts where each one ended, so
-/// that `read == used + duplicate + excluded + quarantined` holds by construction (every record takes exactly one
-/// branch of ``add(_:)``).
+/// The store side of ingest for one file (or for the reprocess queue): collects translated records into write
+/// batches and counts where each one ended, so that `read == used + duplicate + excluded + quarantined` holds by
+/// construction (every record takes exactly one branch of ``flush()``).
 struct IngestRecordStore {
     let ledger: any LedgerStore
     private(set) var counts = FileCounts()
+    /// Queued records that had been quarantined and are now used, excluded or a duplicate.
+    private(set) var released = 0
     private var excludedByReason: [String: Int] = [:]
     private var quarantinedByReason: [String: Int] = [:]
     /// Event-time range of the facts of this file's used records (ms, UTC), as `status` defines it.
     private var firstEventAt: Millis?
     private var lastEventAt: Millis?
+    /// Records added and not yet written.
+    private var pending: [IngestBatchQueue.Record] = []
 
     init(ledger: any LedgerStore) {
         self.ledger = ledger
     }
 
-    /// Writes one record. A record whose dedup key is already stored is a duplicate; its facts are merged
-    /// anyway (they may carry an earlier `observedAt`), which keeps the ledger independent of file order.
+    /// How many records wait for ``flush()``.
+    var pendingCount: Int { pending.count }
+
+    /// Takes one translated record; it is written by the next ``flush()``.
     mutating func add(_ record: IngestBatchQueue.Record) throws(LedgerError) {
-        counts.read += 1
         switch record.outcome {
         case .read, .queued:
             preconditionFailure("a worker parses and translates every record before it is stored")
@@ -30,31 +35,58 @@ struct IngestRecordStore {
                 \(message): the ledger is damaged; check it with `subledger status --verify` and restore it from a \
                 backup, or ingest the archives again into a new --db
                 """)
-        case .quarantined(let entry):
-            if try ledger.quarantine(entry) {
-                counts.quarantined += 1
-                quarantinedByReason[entry.reason, default: 0] += 1
-            } else {
-                // The same bad record of the same file, quarantined by an earlier read of it.
-                counts.duplicate += 1
-            }
-        case .stored(let stored, let facts):
-            let isNew = try ledger.store(stored, keyedFacts: facts)
-            for keyed in facts {
-                firstEventAt = min(firstEventAt ?? keyed.fact.at, keyed.fact.at)
-                lastEventAt = max(lastEventAt ?? keyed.fact.observedAt, keyed.fact.observedAt)
-            }
-            switch (isNew, stored.outcome) {
-            case (false, _): counts.duplicate += 1
-            case (true, .used): counts.used += 1
-            case (true, .excluded(let reason)):
-                counts.excluded += 1
-                excludedByReason[reason.rawValue, default: 0] += 1
-            }
+        case .quarantined, .stored:
+            pending.append(record)
         }
     }
 
-    /// Adds this file's counts to the run's statistics.
+    /// Writes the records taken since the last flush in one batch and counts them. A record whose dedup key is
+    /// already stored is a duplicate; its facts are merged anyway (they may carry an earlier `observedAt`), which
+    /// keeps the ledger independent of file order.
+    mutating func flush() throws(LedgerError) {
+        guard !pending.isEmpty else { return }
+        var writes: [LedgerWrite] = []
+        writes.reserveCapacity(pending.count)
+        for record in pending {
+            switch record.outcome {
+            case .quarantined(let entry): writes.append(.quarantine(entry))
+            case .stored(let stored, let facts): writes.append(.record(stored, facts))
+            case .read, .queued, .damaged: preconditionFailure("only translated records are pending")
+            }
+        }
+        let isNew = try ledger.write(writes, dequeuing: pending.compactMap(\.dequeue))
+        for (record, new) in zip(pending, isNew) {
+            counts.read += 1
+            switch record.outcome {
+            case .quarantined(let entry):
+                if new {
+                    counts.quarantined += 1
+                    quarantinedByReason[entry.reason, default: 0] += 1
+                } else {
+                    // The same bad record of the same place, quarantined by an earlier read of it.
+                    counts.duplicate += 1
+                }
+            case .stored(let stored, let facts):
+                for keyed in facts {
+                    firstEventAt = min(firstEventAt ?? keyed.fact.at, keyed.fact.at)
+                    lastEventAt = max(lastEventAt ?? keyed.fact.observedAt, keyed.fact.observedAt)
+                }
+                switch (new, stored.outcome) {
+                case (false, _): counts.duplicate += 1
+                case (true, .used): counts.used += 1
+                case (true, .excluded(let reason)):
+                    counts.excluded += 1
+                    excludedByReason[reason.rawValue, default: 0] += 1
+                }
+                if record.dequeue?.origin == .quarantine { released += 1 }
+            case .read, .queued, .damaged:
+                break
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds these counts to the run's statistics.
     func add(to statistics: inout IngestStatistics) {
         statistics.read += counts.read
         statistics.used += counts.used

@@ -43,10 +43,10 @@ struct PipelineTally {
 /// 3. the store thread (the caller's) writes them: the ledger takes one writer connection, so this is the one
 ///    stage that cannot be spread, and everything else is kept off it.
 ///
-/// Transactions commit every ``commitEvery`` records, across file boundaries (a commit per small archive
-/// rewrote the same B-tree pages into the WAL thousands of times), and at the end of the run; a file is marked
-/// `done` in the same transaction as its last records, and a queued record leaves the queue in the transaction
-/// that writes its new outcome. A killed run therefore leaves each file either `done` with all its records,
+/// Transactions commit every ``LedgerStore/recordsPerTransaction`` records, across file boundaries (a commit per
+/// small archive rewrote the same B-tree pages into SQLite's WAL thousands of times), and at the end of the run;
+/// a file is marked `done` in the same transaction as its last records, and a queued record leaves the queue in
+/// the transaction that writes its new outcome. A killed run therefore leaves each file either `done` with all its records,
 /// `reading` with a committed prefix, or as it was before the run, and the queue holding exactly what is left to
 /// do; the next run reads the rest: the prefix deduplicates, nothing is lost or doubled.
 struct RecordPipeline {
@@ -58,11 +58,8 @@ struct RecordPipeline {
     var progress: ProgressOutput
     /// What the progress line calls the run: `ingest` or `reprocess`.
     var label = "ingest"
-    /// Records per transaction. Every commit appends each page it changed to the WAL, and inserts land all over
-    /// the ledger's B-trees, so fewer commits write far less: 100,000 instead of 20,000 took a tenth off the
-    /// bench ingest. Bounded so that a killed run redoes at most this much and the WAL stays around the size of
-    /// the pages one transaction touches (SQLite spills them there once the page cache is full).
-    var commitEvery = 100_000
+    /// Records per write batch handed to the ledger (at most its ``LedgerStore/recordsPerTransaction``).
+    var writeBatch = 1_024
     /// Records per batch handed between threads. Small: a record on its way to a worker holds its raw bytes (up
     /// to tens of kB), so 256 let large archives hold about 100 MB in the queues.
     var batchSize = 64
@@ -93,7 +90,8 @@ struct RecordPipeline {
         startReader(sources, queues: read)
         for (input, output) in zip(read, translated) { startWorker(from: input, to: output) }
         var queue = TakeInTurn(queues: translated)
-        var transaction = Transaction(ledger: ledger, commitEvery: commitEvery)
+        var transaction = Transaction(ledger: ledger)
+        let writeBatch = max(1, min(writeBatch, ledger.recordsPerTransaction))
         var queued = IngestRecordStore(ledger: ledger)
         do throws(LedgerError) {
             while true {
@@ -115,18 +113,17 @@ struct RecordPipeline {
                     tally.unreadable.append((path, reason))
                     reporter.filesDone += 1
                 case .begin(let file):
-                    try ingest(file, from: &queue, into: &transaction, tally: &tally, reporter: &reporter)
+                    try ingest(file, from: &queue, into: &transaction, writeBatch: writeBatch, tally: &tally,
+                               reporter: &reporter)
                     tally.statistics.files += 1
                     reporter.filesDone += 1
                 case .batch(let records):
                     try transaction.open()
-                    for record in records {
-                        let wasQuarantined = record.dequeue?.origin == .quarantine
-                        let before = queued.counts
-                        try queued.add(record)
-                        if let id = record.dequeue { try ledger.dequeue(id) }
-                        if wasQuarantined && queued.counts.quarantined == before.quarantined { tally.released += 1 }
-                        try transaction.counted {}
+                    for record in records { try queued.add(record) }
+                    if queued.pendingCount >= writeBatch {
+                        let count = queued.pendingCount
+                        try queued.flush()
+                        try transaction.written(count) {}
                     }
                     reporter.records += records.count
                     reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
@@ -135,9 +132,11 @@ struct RecordPipeline {
                 case .end:
                     preconditionFailure("the reader ends only a file it began")
                 case .finished:
+                    try queued.flush()
                     try transaction.commit()
                     reporter.finish()
                     tally.queued = queued.counts
+                    tally.released = queued.released
                     return tally
                 }
                 reporter.tick()
@@ -153,7 +152,8 @@ struct RecordPipeline {
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
     private func ingest(_ file: FileFingerprint, from queue: inout TakeInTurn, into transaction: inout Transaction,
-                        tally: inout PipelineTally, reporter: inout ProgressReporter) throws(LedgerError) {
+                        writeBatch: Int, tally: inout PipelineTally,
+                        reporter: inout ProgressReporter) throws(LedgerError) {
         let ledger = transaction.ledger
         var store = IngestRecordStore(ledger: ledger)
         try transaction.open()
@@ -161,9 +161,11 @@ struct RecordPipeline {
         while true {
             switch queue.pop() {
             case .batch(let records):
-                for record in records {
-                    try store.add(record)
-                    try transaction.counted { () throws(LedgerError) in
+                for record in records { try store.add(record) }
+                if store.pendingCount >= writeBatch {
+                    let count = store.pendingCount
+                    try store.flush()
+                    try transaction.written(count) { () throws(LedgerError) in
                         try ledger.saveProgress(path: file.path, read: store.counts.read)
                     }
                 }
@@ -171,6 +173,7 @@ struct RecordPipeline {
                 reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
                 reporter.tick()
             case .end(let result):
+                try store.flush()
                 let damage: [Damage]
                 switch result {
                 case .success(let found): damage = found
@@ -190,17 +193,15 @@ struct RecordPipeline {
         }
     }
 
-    /// The run's open transaction: opened when something is to be written, committed after every `commitEvery`
-    /// records and at the end of the run.
+    /// The run's open transaction: opened when something is to be written, committed once it holds the ledger's
+    /// ``LedgerStore/recordsPerTransaction`` records, and at the end of the run.
     private struct Transaction {
         let ledger: any LedgerStore
-        let commitEvery: Int
         private var isOpen = false
         private var sinceCommit = 0
 
-        init(ledger: any LedgerStore, commitEvery: Int) {
+        init(ledger: any LedgerStore) {
             self.ledger = ledger
-            self.commitEvery = commitEvery
         }
 
         mutating func open() throws(LedgerError) {
@@ -209,11 +210,11 @@ struct RecordPipeline {
             isOpen = true
         }
 
-        /// Counts one record written; at the interval, runs `beforeCommit` (the current file's progress) and
-        /// commits.
-        mutating func counted(beforeCommit: () throws(LedgerError) -> Void) throws(LedgerError) {
-            sinceCommit += 1
-            guard sinceCommit >= commitEvery else { return }
+        /// Counts `count` records written; once the transaction is full, runs `beforeCommit` (the current file's
+        /// progress) and commits.
+        mutating func written(_ count: Int, beforeCommit: () throws(LedgerError) -> Void) throws(LedgerError) {
+            sinceCommit += count
+            guard sinceCommit >= ledger.recordsPerTransaction else { return }
             try beforeCommit()
             try commit()
             try open()

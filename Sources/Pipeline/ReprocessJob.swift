@@ -15,8 +15,6 @@ public struct ReprocessJob {
     public var progress: ProgressOutput
     /// How long to wait for another writer of the same ledger before giving up.
     public var lockTimeout: Duration
-    /// Records per transaction (see ``RecordPipeline/commitEvery``).
-    public var commitEvery = 100_000
 
     public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .standardError,
                 lockTimeout: Duration = .seconds(60)) {
@@ -35,7 +33,7 @@ public struct ReprocessJob {
             progress.say("the ledger's facts were made by older rules: reprocessing everything, not only the quarantine")
         }
         return try IngestError.wrap { () throws(LedgerError) in
-            try session.reprocess(effective, translator: translator, progress: progress, commitEvery: commitEvery)
+            try session.reprocess(effective, translator: translator, progress: progress)
         }
     }
 }

@@ -63,3 +63,10 @@ func groups(_ ledger: SQLiteLedger) throws -> [(Platform, String, [Fact])] {
     try ledger.forEachSubscription { platform, id, facts in result.append((platform, id, facts)) }
     return result
 }
+
+extension SQLiteLedger {
+    /// ``store(_:keyedFacts:)`` computing the facts' keys here.
+    func store(_ record: StoredRecord, facts: [Fact]) throws -> Bool {
+        try store(record, keyedFacts: facts.map(KeyedFact.init))
+    }
+}
