@@ -3,7 +3,8 @@ import PackageDescription
 
 // The pipeline, one module per stage; data flows one way:
 //   Ingest (containers → records) → AppStore / PlayStore (payloads → facts → histories)
-//   → Ledger (SQLite store of facts) → Metrics (timelines → tables) → Reporting (CSV, JSON, HTML)
+//   → Ledger (SQLite or PostgreSQL store of records and facts) → SubscriptionMetrics (timelines → tables)
+//   → Reporting (CSV, JSON, HTML)
 // `Facts` is the vocabulary the stages share; `Pipeline` composes the stages; `subledger` is the thin CLI.
 // `Simulator` stands on the side and shares no code with the pipeline, so its truth is independent.
 let package = Package(
@@ -43,10 +44,10 @@ let package = Package(
             "Facts", "Ingest", "SystemSQLite", "SystemZstd",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "Metrics", dependencies: ["Facts"]),
-        .target(name: "Reporting", dependencies: ["Metrics", "Facts"]),
+        .target(name: "SubscriptionMetrics", dependencies: ["Facts"]),
+        .target(name: "Reporting", dependencies: ["SubscriptionMetrics", "Facts"]),
         .target(name: "Pipeline", dependencies: [
-            "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Reporting",
+            "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "SubscriptionMetrics", "Reporting",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Simulator", dependencies: [
@@ -57,7 +58,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .executableTarget(name: "subledger", dependencies: [
-            "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Reporting",
+            "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "SubscriptionMetrics", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -73,8 +74,8 @@ let package = Package(
         ]),
         .testTarget(name: "PlayStoreTests", dependencies: ["PlayStore", "Facts", "Ingest"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Facts", "Ingest"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Facts"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Metrics", "Facts"]),
+        .testTarget(name: "MetricsTests", dependencies: ["SubscriptionMetrics", "Facts"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "SubscriptionMetrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",

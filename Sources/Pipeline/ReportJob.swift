@@ -2,7 +2,7 @@ import AppStore
 import Facts
 import Foundation
 import Ledger
-import Metrics
+import SubscriptionMetrics
 import PlayStore
 import Reporting
 

@@ -1,4 +1,4 @@
-import Metrics
+import SubscriptionMetrics
 
 /// The CSV files of `cli.md`: RFC 4180, UTF-8, a header row, `,` separators, `\n` line ends.
 public enum CSVReport {

@@ -1,6 +1,6 @@
 import Facts
 import Foundation
-import Metrics
+import SubscriptionMetrics
 
 /// The headline figures of the last complete month (`ReportTables.lastCompleteMonth`, the month the `run`
 /// summary names too).

@@ -1,6 +1,6 @@
 import Facts
 import Foundation
-import Metrics
+import SubscriptionMetrics
 
 /// `report.html` (`cli.md`): one self-contained page that opens from disk with no network — a header with the
 /// as-of time, the inputs and the headline figures of the last complete month, then the charts as inline SVG,

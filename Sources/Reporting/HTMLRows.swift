@@ -1,4 +1,4 @@
-import Metrics
+import SubscriptionMetrics
 
 /// One report table read by column name: the page takes every number from here, as the CSV cell's text.
 struct HTMLRows: Sendable {

@@ -1,4 +1,4 @@
-import Metrics
+import SubscriptionMetrics
 
 /// Builds the page's charts from the report tables: which rows each chart draws, its series, and its data table.
 /// Every value drawn or written is a CSV cell's text (or an exact sum of such cells, tagged as one).

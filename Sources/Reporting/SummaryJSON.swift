@@ -1,6 +1,6 @@
 import Facts
 import Foundation
-import Metrics
+import SubscriptionMetrics
 
 /// `summary.json` (`cli.md`): the as-of time, time zone, producer, ingest statistics, and every table's rows as
 /// objects whose keys are the CSV column names in column order and whose values are the CSV cells' text

@@ -2,7 +2,7 @@ import ArgumentParser
 import Facts
 import Foundation
 import Ingest
-import Metrics
+import SubscriptionMetrics
 import Ledger
 import Pipeline
 

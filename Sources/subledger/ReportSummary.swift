@@ -1,6 +1,6 @@
 import Facts
 import Foundation
-import Metrics
+import SubscriptionMetrics
 import Pipeline
 
 extension ReportJob.Outcome {

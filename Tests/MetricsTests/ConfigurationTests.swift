@@ -1,5 +1,5 @@
 import Facts
-import Metrics
+import SubscriptionMetrics
 import Testing
 
 /// `--prices` and `--fx-rates` files: exact parsing and errors that name the line.

@@ -1,5 +1,5 @@
 import Facts
-import Metrics
+import SubscriptionMetrics
 import Testing
 
 /// revenue_monthly: price resolution, prorated refunds, unpriced transactions, MRR normalisation, FX columns.

@@ -1,6 +1,6 @@
 import Facts
 import Foundation
-import Metrics
+import SubscriptionMetrics
 import Testing
 
 /// ms UTC of a civil date-time (days-from-civil arithmetic, so tests need no formatter).

@@ -1,5 +1,5 @@
 import Facts
-import Metrics
+import SubscriptionMetrics
 import Testing
 
 /// The timeline traps of metrics.md and DESIGN.md, one subscription each.

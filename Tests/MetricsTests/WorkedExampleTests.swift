@@ -1,5 +1,5 @@
 import Facts
-import Metrics
+import SubscriptionMetrics
 import Testing
 
 /// examples.md, row by row: subscriptions A, B and C built directly as histories.
