@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(name: "SystemZlib", path: "Sources/SystemZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -43,6 +45,9 @@ let package = Package(
         .target(name: "Ledger", dependencies: [
             "Facts", "Ingest", "SystemSQLite", "SystemZstd",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SubscriptionMetrics", dependencies: ["Facts"]),
         .target(name: "Reporting", dependencies: ["SubscriptionMetrics", "Facts"]),

@@ -19,6 +19,10 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The ledger must be upgraded before it is read: schema steps to apply, or facts made by older rules
         /// (`subledger reprocess`, or an ingest, does it).
         case needsReprocess
+        /// The database server cannot be reached, or went away during the work (a re-run completes it).
+        case unavailable
+        /// The database server refused a statement (`state` is its SQLSTATE code).
+        case server(state: String)
     }
 
     public var kind: Kind

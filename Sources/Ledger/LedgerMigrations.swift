@@ -34,7 +34,7 @@ struct LedgerMigration: Sendable {
 /// Every schema step, oldest first. A ledger written by the release before migrations existed (`PRAGMA
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
-    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factRecords]
+    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factRecords, fileLeases]
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
     static var baseline: String { v3Tables.name }
@@ -169,6 +169,13 @@ enum LedgerMigrations {
         )
         """,
         "CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)",
+    ] }
+
+        /// File claims of a ledger shared by several ingests (PostgreSQL): the process reading a file and until when
+    /// its claim holds unless renewed. An embedded ledger has one writer and leaves them NULL.
+    static let fileLeases = LedgerMigration(name: "006-file-leases") { _ in [
+        "ALTER TABLE files ADD COLUMN lease_owner TEXT",
+        "ALTER TABLE files ADD COLUMN lease_until BIGINT",
     ] }
 
     /// Provenance from a fact to a record: the dedup key of the record that stated it first (earliest

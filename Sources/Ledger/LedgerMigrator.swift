@@ -4,7 +4,7 @@ import Foundation
 protocol SchemaConnection {
     var dialect: SQLDialect { get }
     /// Where the ledger lives, for messages (a path, or a URL without its password).
-    var location: String { get }
+    var databaseName: String { get }
     func execute(_ sql: String) throws(LedgerError)
     /// The names of the tables of the ledger's schema (SQLite: `main`; PostgreSQL: the current schema).
     func tableNames() throws(LedgerError) -> Set<String>
@@ -45,21 +45,21 @@ struct LedgerMigrator {
             let v3Tables: Set<String> = ["files", "records", "facts", "quarantine"]
             if tables == v3Tables, try connection.legacySchemaVersion() == 3 { return .ledger(pending: Array(names.dropFirst())) }
             if tables.isSuperset(of: v3Tables) {
-                throw LedgerError(kind: .newerLedger, path: connection.location, message: """
+                throw LedgerError(kind: .newerLedger, path: connection.databaseName, message: """
                     written by an old version of subledger whose ledgers cannot be upgraded (schema \
                     \(try connection.legacySchemaVersion() ?? 0)): ingest the archives again into a new --db
                     """)
             }
-            throw Self.foreign(connection.location)
+            throw Self.foreign(connection.databaseName)
         }
         let applied = try connection.strings("SELECT name FROM migrations ORDER BY name")
         if tables.contains("ledger_meta"),
            try connection.strings("SELECT value FROM ledger_meta WHERE key = 'format'") != ["subledger-ledger"] {
-            throw Self.foreign(connection.location)
+            throw Self.foreign(connection.databaseName)
         }
         let unknown = applied.filter { !names.contains($0) }
         guard unknown.isEmpty else {
-            throw LedgerError(kind: .newerLedger, path: connection.location, message: """
+            throw LedgerError(kind: .newerLedger, path: connection.databaseName, message: """
                 written by a later version of subledger (schema steps \(unknown.joined(separator: ", ")) are \
                 unknown to this one): upgrade subledger to read it
                 """)

@@ -23,9 +23,10 @@ enum LedgerSchema {
         UPDATE files SET read = CASE WHEN read < ? THEN ? ELSE read END WHERE path = ?
         """
 
+    /// The read is complete: its counts, its damage, and the end of the claim of the process that read it.
     static let finishFile = """
         UPDATE files SET state = 'done', read = ?, used = ?, duplicate = ?, excluded = ?, quarantined = ?,
-            damage_offset = ?, damage_reason = ?, ingested_at = ?
+            damage_offset = ?, damage_reason = ?, ingested_at = ?, lease_owner = NULL, lease_until = NULL
         WHERE path = ?
         """
 
@@ -46,6 +47,32 @@ enum LedgerSchema {
         """
 
     static let filesToReread = "SELECT path, size, sha256 FROM files WHERE state = 'reading' ORDER BY path"
+
+    // MARK: file claims (a ledger shared by several ingests)
+
+    /// Another path with the same bytes, read or being read: the file is a copy of it.
+    static let copyOf = """
+        SELECT path FROM files
+        WHERE sha256 = ? AND size = ? AND path <> ? AND (state = 'done' OR lease_owner IS NOT NULL)
+        ORDER BY path LIMIT 1
+        """
+
+    /// A file no process has seen: created claimed by this one.
+    static let claimNewFile = """
+        INSERT INTO files (path, size, sha256, state, ingested_at, lease_owner, lease_until)
+        VALUES (?, ?, ?, 'reading', ?, ?, ?)
+        ON CONFLICT (path) DO NOTHING
+        RETURNING path
+        """
+
+    /// The file's row, unless another process holds it this moment (then no row: it is being claimed).
+    static let lockFileRow = """
+        SELECT size, sha256, state, lease_owner, lease_until FROM files WHERE path = ? FOR UPDATE SKIP LOCKED
+        """
+
+    static let takeLease = "UPDATE files SET lease_owner = ?, lease_until = ? WHERE path = ?"
+
+    static let renewLeases = "UPDATE files SET lease_until = ? WHERE lease_owner = ? AND state = 'reading'"
 
     // MARK: ledger identity and rules
 
@@ -162,12 +189,12 @@ enum LedgerSchema {
 
     static let dequeue = "DELETE FROM reprocess_queue WHERE origin = ? AND key = ?"
 
-    static let queueSize = "SELECT COUNT(*) FROM reprocess_queue"
+    static let anyQueued = "SELECT 1 FROM reprocess_queue LIMIT 1"
 
     // MARK: statistics
 
     static let fileTotals = """
-        SELECT COUNT(*), COALESCE(SUM(read), 0) FROM files
+        SELECT COUNT(*), CAST(COALESCE(SUM(read), 0) AS BIGINT) FROM files
         """
 
     static let recordsByOutcome = """
@@ -195,26 +222,24 @@ enum LedgerSchema {
 
     // MARK: report scan
 
-    /// The subjects that continue another subject (Google `linkedPurchaseToken`), in order.
-    static let linkedSubjects = """
-        SELECT DISTINCT platform, subject FROM facts WHERE kind = 'link' AND ref IS NOT NULL ORDER BY platform, subject
+    /// Every subject that continues another (Google `linkedPurchaseToken`) and its predecessor: the smallest
+    /// `ref` when several are stated, so the chain is deterministic.
+    static let linkPredecessors = """
+        SELECT platform, subject, MIN(ref) FROM facts WHERE kind = 'link' AND ref IS NOT NULL
+        GROUP BY platform, subject ORDER BY platform, subject
         """
 
-    /// The predecessor of one subject; the smallest when several are stated, so the chain is deterministic.
-    static let predecessor = """
-        SELECT MIN(ref) FROM facts WHERE platform = ? AND subject = ? AND kind = 'link' AND ref IS NOT NULL
-        """
-
-    /// Subject → first subject of its chain, for the duration of one scan (a TEMP table is per connection).
+    /// Subject → first subject of its chain, for the duration of one scan (a TEMP table is per connection, and
+    /// an unqualified name finds it first in both engines).
     static let createChainRoots = """
         CREATE TEMP TABLE IF NOT EXISTS chain_roots (
             platform TEXT NOT NULL, subject TEXT NOT NULL, root TEXT NOT NULL, PRIMARY KEY (platform, subject)
         )
         """
 
-    static let clearChainRoots = "DELETE FROM temp.chain_roots"
+    static let clearChainRoots = "DELETE FROM chain_roots"
 
-    static let insertChainRoot = "INSERT INTO temp.chain_roots (platform, subject, root) VALUES (?, ?, ?)"
+    static let insertChainRoot = "INSERT INTO chain_roots (platform, subject, root) VALUES (?, ?, ?)"
 
     /// Every fact, grouped by subscription (chain root), in the order history builders expect. The tail of the
     /// ORDER BY makes the order total, so the same ledger always yields the same sequence.
@@ -222,7 +247,7 @@ enum LedgerSchema {
         SELECT f.platform, COALESCE(r.root, f.subject) AS subscription, f.subject, f.kind, f.at, f.observed_at,
             f.ref, f.detail, f.product_id, f.end_at, f.amount_micros, f.currency, f.flags
         FROM facts f
-        LEFT JOIN temp.chain_roots r ON r.platform = f.platform AND r.subject = f.subject
+        LEFT JOIN chain_roots r ON r.platform = f.platform AND r.subject = f.subject
         ORDER BY f.platform, subscription, f.at, f.kind, f.observed_at, f.ref, f.fact_key
         """
 

@@ -4,7 +4,7 @@ import Ingest
 /// The ledger: the one interface the pipeline writes and reads through (ledger.md, "One interface, two engines").
 /// ``SQLiteLedger`` implements it; nothing outside this module names an engine.
 ///
-/// Writing: a writer takes ``lockForWriting(timeout:)`` for the whole run, then writes records in explicit
+/// Writing: a writer takes ``lockForWriting(_:timeout:)`` for the whole run, then writes records in explicit
 /// transactions (``beginTransaction()`` / ``commitTransaction()``): ingest commits every so many records and
 /// marks a file `done` in the same transaction as its last records, which is what makes a killed ingest safe to
 /// re-run. Instants are ms UTC throughout.
@@ -22,8 +22,10 @@ public protocol LedgerStore: AnyObject {
 
     // MARK: writing
 
-    /// The right to write: held for a whole ingest or reprocess. Waits up to `timeout` for another writer.
-    func lockForWriting(timeout: Duration) throws(LedgerError) -> any LedgerLock
+    /// The right to write, held for a whole ingest or reprocess, after which the schema is up to date: `shared`
+    /// for an ingest (a server ledger lets several ingests write at once; an embedded one takes one writer at a
+    /// time whatever the mode), `exclusive` for a reprocess. Waits up to `timeout` for other writers.
+    func lockForWriting(_ mode: LedgerLockMode, timeout: Duration) throws(LedgerError) -> any LedgerLock
     func beginTransaction() throws(LedgerError)
     func commitTransaction() throws(LedgerError)
     /// Abandons the open transaction, if any; never throws (used on the failure path).
@@ -113,6 +115,14 @@ public enum LedgerWrite: Sendable {
     case quarantine(QuarantineEntry)
 }
 
+/// How a writer shares the ledger.
+public enum LedgerLockMode: Sendable, Hashable {
+    /// Alongside other shared writers (ingest).
+    case shared
+    /// Alone (reprocess, which rewrites what other writers would read).
+    case exclusive
+}
+
 /// The right to write a ledger; released on ``release()``, on deinit, and by the system when the process dies.
 public protocol LedgerLock: AnyObject {
     func release()
@@ -167,6 +177,8 @@ public enum FileClaim: Sendable, Hashable {
     case unchanged
     /// The same bytes (SHA-256) were read under another path, named here: not read again.
     case copy(of: String)
+    /// Another process sharing the ledger is reading it now: ask again later (it may die and leave it).
+    case claimedElsewhere
 }
 
 /// Decides, file by file on the reader thread, whether to read it (see ``FileClaim``). One per run.

@@ -26,3 +26,20 @@ public struct AttributedFact: Sendable {
     /// Dedup key of the record; `nil` for a fact made before facts named their records.
     public var record: String?
 }
+
+extension Provenance {
+    /// A place as ``description`` writes it (`FILE:POSITION`, `FILE[MEMBER]:POSITION`); `nil` for anything
+    /// else (such as a dedup key: `sha256:…`, `msg:…`, `uuid:…`, whose tail is not a number).
+    init?(reference: String) {
+        guard let colon = reference.lastIndex(of: ":"), let position = Int64(reference[reference.index(after: colon)...]) else {
+            return nil
+        }
+        let place = reference[..<colon]
+        if place.hasSuffix("]"), let open = place.lastIndex(of: "[") {
+            self.init(file: String(place[..<open]), member: String(place[place.index(after: open)..<place.index(before: place.endIndex)]),
+                      position: position)
+        } else {
+            self.init(file: String(place), position: position)
+        }
+    }
+}

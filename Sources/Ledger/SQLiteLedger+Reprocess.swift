@@ -3,38 +3,6 @@ import Foundation
 import Ingest
 
 extension SQLiteLedger {
-    public func queueForReprocess(_ scope: ReprocessScope) throws(LedgerError) -> [String] {
-        try inOwnTransaction { () throws(LedgerError) -> [String] in
-            let underWay = try meta("reprocess").flatMap(ReprocessScope.init(rawValue:))
-            var reread: [String] = []
-            if underWay == nil {
-                try sqlite.execute(LedgerSchema.queueQuarantine)
-                try sqlite.execute(LedgerSchema.deleteQueuedQuarantine)
-            }
-            if scope == .full && underWay != .full {
-                try sqlite.execute(LedgerSchema.queueRecords)
-                try sqlite.execute(LedgerSchema.deleteRecords)
-                try sqlite.execute(LedgerSchema.deleteFacts)
-                // Quarantined rows cut at 4096 bytes cannot be tried again: their files are read again instead,
-                // which quarantines them anew, whole.
-                reread += try sqlite.strings(LedgerSchema.legacyQuarantineFiles)
-                try sqlite.execute(LedgerSchema.deleteLegacyQuarantine)
-            }
-            reread += try sqlite.strings(LedgerSchema.payloadlessQueueFiles)
-            try sqlite.execute(LedgerSchema.deletePayloadlessQueue)
-            let files = Array(Set(reread)).sorted()
-            for file in files {
-                let statement = try prepared(LedgerSchema.setFileReading)
-                try statement.bind(1, file)
-                try statement.run()
-            }
-            let effective: ReprocessScope = underWay == .full || scope == .full ? .full : .quarantined
-            try setMeta("reprocess", effective.rawValue)
-            if effective == .full { try setMeta("rules_version", nil) }
-            return files
-        }
-    }
-
     public func queueReader() -> any ReprocessQueueReader {
         SQLiteQueueReader(path: path)
     }
@@ -46,27 +14,6 @@ extension SQLiteLedger {
         try statement.run()
     }
 
-    public func finishReprocess(rulesVersion: Int64) throws(LedgerError) {
-        try inOwnTransaction { () throws(LedgerError) in
-            let size = try prepared(LedgerSchema.queueSize)
-            guard try size.step(), size.int64(0) == 0 else {
-                throw LedgerError(kind: .corrupt, path: path, message: "a reprocess ended with records still queued")
-            }
-            size.reset()
-            try setMeta("reprocess", nil)
-            try setMeta("rules_version", String(rulesVersion))
-        }
-    }
-
-    /// The manifest's files left `reading` (interrupted reads, or set back by ``queueForReprocess(_:)``).
-    public func filesToReread() throws(LedgerError) -> [FileFingerprint] {
-        let statement = try prepared(LedgerSchema.filesToReread)
-        var files: [FileFingerprint] = []
-        while try statement.step() {
-            files.append(FileFingerprint(path: statement.string(0), size: statement.int64(1), sha256: statement.string(2)))
-        }
-        return files
-    }
 }
 
 /// Pages through the reprocess queue on its own read-only connection, opened on first use by the thread that

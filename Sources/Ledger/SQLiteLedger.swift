@@ -13,7 +13,7 @@ import SystemSQLite
 /// Statements are prepared once per connection and reused.
 ///
 /// A class because it owns the C connection; not `Sendable`: use one per thread.
-public final class SQLiteLedger: LedgerStore {
+public final class SQLiteLedger: SQLLedger {
     public let path: String
     public var location: String { path }
     let connection: SQLiteConnection
@@ -46,8 +46,9 @@ public final class SQLiteLedger: LedgerStore {
         }
     }
 
-    /// Takes the file lock of writers, then brings the schema up to date (``LedgerMigrator``).
-    public func lockForWriting(timeout: Duration) throws(LedgerError) -> any LedgerLock {
+    /// Takes the file lock of writers (one at a time, whatever `mode`), then brings the schema up to date
+    /// (``LedgerMigrator``).
+    public func lockForWriting(_ mode: LedgerLockMode, timeout: Duration) throws(LedgerError) -> any LedgerLock {
         let lock = try SQLiteWriteLock(databasePath: path, timeout: timeout)
         try LedgerMigrator().migrate(connection)
         return lock
@@ -72,88 +73,35 @@ public final class SQLiteLedger: LedgerStore {
         inTransaction = false
     }
 
-    /// Runs `body` in a transaction of its own, committed when it returns.
-    func inOwnTransaction<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
-        try beginTransaction()
-        do {
-            let result = try body()
-            try commitTransaction()
-            return result
-        } catch {
-            rollbackTransaction()
-            throw error
-        }
-    }
+    // MARK: the engine's primitives (SQLLedger)
 
-    // MARK: standing
-
-    public func standing(rulesVersion: Int64) throws(LedgerError) -> LedgerStanding {
-        let pending: [String]
+    func pendingMigrations() throws(LedgerError) -> [String] {
         switch try LedgerMigrator().standing(of: connection) {
-        case .empty: pending = LedgerMigrations.all.map(\.name)
-        case .ledger(let steps): pending = steps
-        }
-        guard pending.isEmpty else {
-            return LedgerStanding(ledgerId: "", rulesVersion: nil, reprocess: nil, pendingMigrations: pending,
-                                  recordsWithoutPayload: true, isEmpty: false)
-        }
-        return LedgerStanding(
-            ledgerId: try meta("ledger_id") ?? "", rulesVersion: try meta("rules_version").flatMap { Int64($0) },
-            reprocess: try meta("reprocess").flatMap(ReprocessScope.init(rawValue:)), pendingMigrations: [],
-            recordsWithoutPayload: try exists(LedgerSchema.anyRecordWithoutPayload),
-            isEmpty: !(try exists(LedgerSchema.anyRecord)))
-    }
-
-    func meta(_ key: String) throws(LedgerError) -> String? {
-        let statement = try prepared(LedgerSchema.metaValue)
-        try statement.bind(1, key)
-        return try statement.step() ? statement.string(0) : nil
-    }
-
-    func setMeta(_ key: String, _ value: String?) throws(LedgerError) {
-        if let value {
-            let statement = try prepared(LedgerSchema.setMeta)
-            try statement.bind(1, key)
-            try statement.bind(2, value)
-            try statement.run()
-        } else {
-            let statement = try prepared(LedgerSchema.deleteMeta)
-            try statement.bind(1, key)
-            try statement.run()
+        case .empty: LedgerMigrations.all.map(\.name)
+        case .ledger(let steps): steps
         }
     }
 
-    func exists(_ sql: String) throws(LedgerError) -> Bool {
+    func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         let statement = try prepared(sql)
         defer { statement.reset() }
-        return try statement.step()
+        try statement.bind(values)
+        let row = SQLiteRow(statement: statement)
+        while try statement.step() { try body(row) }
     }
 
-    public func setRulesVersion(_ rulesVersion: Int64) throws(LedgerError) {
-        try setMeta("rules_version", String(rulesVersion))
+    func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError) {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        try statement.run()
     }
 
-    // MARK: payload dictionaries
-
-    public func payloadDictionaries() throws(LedgerError) -> [PayloadDictionary] {
-        let statement = try prepared(LedgerSchema.listDictionaries)
-        var dictionaries: [PayloadDictionary] = []
-        while try statement.step() {
-            dictionaries.append(PayloadDictionary(id: statement.int64(0), bytes: statement.blob(1)))
+    func loadChainRoots(_ roots: [ChainRoot]) throws(LedgerError) {
+        try connection.execute(LedgerSchema.createChainRoots)
+        try connection.execute(LedgerSchema.clearChainRoots)
+        for root in roots {
+            try execute(LedgerSchema.insertChainRoot, [.text(root.subject.platform), .text(root.subject.subject), .text(root.root)])
         }
-        return dictionaries
-    }
-
-    public func addPayloadDictionary(_ bytes: [UInt8]) throws(LedgerError) -> PayloadDictionary {
-        let insert = try prepared(LedgerSchema.insertDictionary)
-        try insert.bind(1, blob: bytes[...])
-        try insert.bind(2, Self.now())
-        try insert.run()
-        let last = try prepared(LedgerSchema.lastDictionary)
-        guard try last.step() else {
-            throw LedgerError(kind: .corrupt, path: path, message: "a payload dictionary was stored and not found")
-        }
-        return PayloadDictionary(id: last.int64(0), bytes: last.blob(1))
     }
 
     // MARK: helpers
@@ -175,13 +123,36 @@ public final class SQLiteLedger: LedgerStore {
 
     var sqlite: SQLiteConnection { connection }
 
-    /// Wall-clock time for `ingested_at` (ms, UTC); the only non-deterministic column, kept out of the digest.
-    static func now() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// The current row of a statement, as the shared queries read it.
+struct SQLiteRow: SQLRow {
+    let statement: SQLiteStatement
+
+    func text(_ column: Int) throws(LedgerError) -> String? { statement.optionalString(Int32(column)) }
+    func integer(_ column: Int) throws(LedgerError) -> Int64? { statement.optionalInt64(Int32(column)) }
+    func bytes(_ column: Int) throws(LedgerError) -> [UInt8]? {
+        statement.isNull(Int32(column)) ? nil : statement.blob(Int32(column))
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds `values` to the placeholders, in order.
+    func bind(_ values: [SQLValue]) throws(LedgerError) {
+        for (index, value) in zip(Int32(1)..., values) {
+            switch value {
+            case .text(let text): try bind(index, text)
+            case .integer(let integer): try bind(index, integer)
+            case .bytes(let bytes?): try bind(index, blob: bytes[...])
+            case .bytes(nil): try bind(index, nil as Int64?)
+            }
+        }
+    }
 }
 
 extension SQLiteConnection: SchemaConnection {
     var dialect: SQLDialect { .sqlite }
-    var location: String { path }
+    var databaseName: String { path }
 
     func tableNames() throws(LedgerError) -> Set<String> {
         Set(try strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))

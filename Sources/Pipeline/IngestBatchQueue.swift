@@ -122,6 +122,13 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the consumer gave up.
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
     /// Consumer side, after ``cancel()``: waits until the producer's thread is done.
     func waitForProducer() {
         condition.lock()

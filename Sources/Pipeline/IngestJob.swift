@@ -30,7 +30,7 @@ public struct RecordTranslator: Sendable {
 ///
 /// When the ledger's facts were made by older rules (or a reprocess was interrupted), the run reprocesses them
 /// first, with this run's translator, so that the ledger never mixes facts of two rule versions (cli.md).
-/// Only one writer works on a ledger at a time (``LedgerStore/lockForWriting(timeout:)``); a second one waits up
+/// Only one writer works on a ledger at a time (``LedgerStore/lockForWriting(_:timeout:)``); a second one waits up
 /// to ``lockTimeout``.
 public struct IngestJob {
     public var ledger: LedgerLocation
@@ -57,9 +57,10 @@ public struct IngestJob {
         } catch {
             throw .input(error.description)
         }
-        let session = try WriterSession(location: ledger, timeout: lockTimeout)
+        var session = try WriterSession(location: ledger, mode: .shared, timeout: lockTimeout)
         defer { session.lock.release() }
-        return try IngestError.wrap { () throws(LedgerError) -> IngestOutcome in
+        if session.isStale { try session.lockExclusively() }
+        return try IngestError.wrap { [session] () throws(LedgerError) -> IngestOutcome in
             var outcome = IngestOutcome()
             if session.isStale {
                 progress.say("the ledger's facts were made by older rules (or a reprocess was interrupted): reprocessing them first")

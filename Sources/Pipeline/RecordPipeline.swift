@@ -278,19 +278,28 @@ struct RecordPipeline {
                             try dealer.readFile(current)
                         }
                     case .inputs(let files, let claimer):
-                        for path in files {
-                            let fingerprint: FileFingerprint
-                            do throws(LedgerError) {
-                                fingerprint = try FileFingerprint.of(path: path)
-                            } catch {
-                                try dealer.push(.unreadable(path: path, message: error.message))
-                                continue
+                        // Files another process is reading now are asked for again once the others are done,
+                        // until they are done there or that process died and its claim expired.
+                        var waiting = files
+                        while !waiting.isEmpty {
+                            var elsewhere: [String] = []
+                            for path in waiting {
+                                let fingerprint: FileFingerprint
+                                do throws(LedgerError) {
+                                    fingerprint = try FileFingerprint.of(path: path)
+                                } catch {
+                                    try dealer.push(.unreadable(path: path, message: error.message))
+                                    continue
+                                }
+                                switch claimer.claim(fingerprint) {
+                                case .read: try dealer.readFile(fingerprint)
+                                case .unchanged: try dealer.push(.skipped(fingerprint))
+                                case .copy(let original): try dealer.push(.copy(fingerprint, of: original))
+                                case .claimedElsewhere: elsewhere.append(path)
+                                }
                             }
-                            switch claimer.claim(fingerprint) {
-                            case .read: try dealer.readFile(fingerprint)
-                            case .unchanged: try dealer.push(.skipped(fingerprint))
-                            case .copy(let original): try dealer.push(.copy(fingerprint, of: original))
-                            }
+                            if !elsewhere.isEmpty { try dealer.wait(seconds: 1) }
+                            waiting = elsewhere
                         }
                     }
                 }
@@ -381,6 +390,12 @@ private struct Dealer {
             result = .failure(error)
         }
         try push(.end(result))
+    }
+
+    /// Waits before asking again for files another process reads; gives up when the store side cancelled.
+    func wait(seconds: Int) throws(IngestBatchQueue.Cancelled) {
+        for queue in queues where queue.isCancelled { throw IngestBatchQueue.Cancelled() }
+        sleep(UInt32(seconds))
     }
 
     /// Hands over the reprocess queue, page by page.

@@ -26,7 +26,7 @@ public struct ReprocessJob {
 
     /// Reprocesses what `scope` covers (see the type's documentation).
     public func run(_ scope: ReprocessScope) throws(IngestError) -> ReprocessOutcome {
-        let session = try WriterSession(location: ledger, timeout: lockTimeout)
+        let session = try WriterSession(location: ledger, mode: .exclusive, timeout: lockTimeout)
         defer { session.lock.release() }
         let effective: ReprocessScope = session.isStale ? .full : scope
         if effective != scope {

@@ -6,12 +6,14 @@ import Ledger
 /// `ingest` and `reprocess` share.
 struct WriterSession {
     let store: any LedgerStore
-    let lock: any LedgerLock
+    private(set) var lock: any LedgerLock
     let standing: LedgerStanding
+    private let timeout: Duration
 
-    /// Opens `location`, waits up to `timeout` for its write lock, and records the rules version in a ledger
-    /// that holds nothing yet (so that its first records are never taken for stale ones).
-    init(location: LedgerLocation, timeout: Duration) throws(IngestError) {
+    /// Opens `location`, waits up to `timeout` for its write lock (`mode`), and records the rules version in a
+    /// ledger that holds nothing yet (so that its first records are never taken for stale ones).
+    init(location: LedgerLocation, mode: LedgerLockMode, timeout: Duration) throws(IngestError) {
+        self.timeout = timeout
         let store: any LedgerStore
         do throws(LedgerError) {
             store = try location.open(.readWrite)
@@ -19,7 +21,7 @@ struct WriterSession {
             throw error.kind == .foreign || error.kind == .newerLedger ? .configuration(error) : .ledger(error)
         }
         do throws(LedgerError) {
-            lock = try store.lockForWriting(timeout: timeout)
+            lock = try store.lockForWriting(mode, timeout: timeout)
         } catch {
             throw error.kind == .busy ? .busy(error)
                 : error.kind == .foreign || error.kind == .newerLedger ? .configuration(error) : .ledger(error)
@@ -39,6 +41,17 @@ struct WriterSession {
 
     /// Whether the ledger's facts must be rebuilt before anything is added or reported.
     var isStale: Bool { standing.isStale(for: RulesVersion.current) }
+
+    /// Trades a shared write lock for an exclusive one (an ingest that must reprocess first), waiting for the
+    /// other writers to finish.
+    mutating func lockExclusively() throws(IngestError) {
+        lock.release()
+        do throws(LedgerError) {
+            lock = try store.lockForWriting(.exclusive, timeout: timeout)
+        } catch {
+            throw error.kind == .busy ? .busy(error) : .ledger(error)
+        }
+    }
 
     /// The ledger's payload dictionaries; when it has none yet, one is trained on samples of what this run will
     /// write (`sampling`) and stored first. Empty when there is too little to train on.

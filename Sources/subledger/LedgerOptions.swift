@@ -32,7 +32,7 @@ extension CommandFailure {
     static func ledger(_ error: LedgerError) -> CommandFailure {
         switch error.kind {
         case .notFound, .foreign, .newerLedger, .needsReprocess: .usage(error.description)
-        case .busy, .sqlite, .unreadableFile, .corrupt: .couldNotFinish(error.description)
+        case .busy, .sqlite, .unreadableFile, .corrupt, .unavailable, .server: .couldNotFinish(error.description)
         }
     }
 }

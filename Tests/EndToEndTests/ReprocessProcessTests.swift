@@ -95,7 +95,7 @@ struct ReprocessProcessTests {
         do {
             // What an upgrade whose rules changed looks like from the ledger's side.
             let ledger = try SQLiteLedger(path: workspace.file("l.sqlite"))
-            let lock = try ledger.lockForWriting(timeout: .seconds(5))
+            let lock = try ledger.lockForWriting(.exclusive, timeout: .seconds(5))
             try ledger.beginTransaction()
             try ledger.setRulesVersion(1)
             try ledger.commitTransaction()

@@ -46,7 +46,7 @@ func quarantineEntry(_ reason: String, _ detail: String, at provenance: Provenan
 /// A ledger at `path` opened for writing, its schema brought up to date (under the write lock, released again).
 func writableLedger(_ path: String) throws -> SQLiteLedger {
     let ledger = try SQLiteLedger(path: path)
-    try ledger.lockForWriting(timeout: .seconds(5)).release()
+    try ledger.lockForWriting(.exclusive, timeout: .seconds(5)).release()
     return ledger
 }
 

@@ -50,7 +50,7 @@ import Testing
         for access in [LedgerAccess.readWrite, .readOnly] {
             #expect {
                 let ledger = try SQLiteLedger(path: path, access: access)
-                _ = try ledger.lockForWriting(timeout: .seconds(1))
+                _ = try ledger.lockForWriting(.exclusive, timeout: .seconds(1))
             } throws: { error in
                 guard let error = error as? LedgerError else { return false }
                 return error.kind == .foreign && error.message.contains("not a subledger ledger")

@@ -1,0 +1,215 @@
+import Facts
+import Ingest
+
+extension PostgresLedger {
+    /// One batch per transaction: each transaction takes its rows' locks in key order, table by table, so that
+    /// several ingests writing overlapping records never wait on each other in a cycle; and a batch moves through
+    /// `COPY` in one round trip, where a row at a time would cost one round trip each.
+    public var recordsPerTransaction: Int { 1_024 }
+
+    /// Copies the batch into the session's staging tables, then moves it into the ledger's tables with one
+    /// statement per table, each reading the staged rows in key order and keeping the set semantics of
+    /// ``SQLiteLedger/store(_:keyedFacts:)`` (first copy inserted, smallest provenance, copy received first,
+    /// earliest statement of each fact).
+    public func write(_ writes: [LedgerWrite], dequeuing dequeued: [QueuedRecord.ID]) throws(LedgerError) -> [Bool] {
+        var records = PostgresCopyRows()
+        var facts = PostgresCopyRows()
+        var quarantine = PostgresCopyRows()
+        var queue = PostgresCopyRows()
+        for (sequence, write) in writes.enumerated() {
+            switch write {
+            case .record(let record, let keyed):
+                let outcome: (String, String?)
+                switch record.outcome {
+                case .used: outcome = ("used", nil)
+                case .excluded(let reason): outcome = ("excluded", reason.rawValue)
+                }
+                records.row([.integer(Int64(sequence)), .text(record.dedupKey), .text(record.source.rawValue),
+                             .text(outcome.0), .text(outcome.1), .text(record.provenance.file),
+                             .text(record.provenance.member ?? ""), .integer(record.provenance.position),
+                             .integer(record.receivedAt), .bytes(record.payload.bytes),
+                             .integer(record.payload.dictionaryId), .integer(record.rulesVersion)])
+                for fact in keyed {
+                    let value = fact.fact
+                    facts.row([.bytes(fact.key.bytes), .text(value.platform.rawValue), .text(value.subject),
+                               .text(value.kind.rawValue), .integer(value.at), .integer(value.observedAt),
+                               .text(value.ref), .text(value.detail), .text(value.productId), .integer(value.end),
+                               .integer(value.amountMicros), .text(value.currency), .integer(Int64(value.flags.rawValue)),
+                               .text(record.dedupKey)])
+                }
+            case .quarantine(let entry):
+                quarantine.row([.integer(Int64(sequence)), .text(entry.key), .text(entry.reason), .text(entry.detail),
+                                .text(entry.provenance.file), .text(entry.provenance.member ?? ""),
+                                .integer(entry.provenance.position), .bytes(entry.payload.bytes),
+                                .integer(Int64(entry.rawSize)), .integer(entry.payload.dictionaryId),
+                                .integer(entry.rulesVersion)])
+            }
+        }
+        for id in dequeued { queue.row([.text(id.origin.rawValue), .text(id.key)]) }
+        let staged = (records: records.bytes, facts: facts.bytes, quarantine: quarantine.bytes, queue: queue.bytes)
+        let (newRecords, newQuarantine) = try run { session throws(LedgerError) -> (Set<String>, Set<String>) in
+            var newRecords: Set<String> = []
+            var newQuarantine: Set<String> = []
+            if !staged.records.isEmpty {
+                try session.copy(into: "stage_records", columns: PostgresStaging.recordColumns, rows: staged.records)
+                for row in try session.query(PostgresStaging.insertRecords) { newRecords.insert(try row.text(0) ?? "") }
+                try session.query(PostgresStaging.moveProvenance)
+                try session.query(PostgresStaging.keepEarliestCopy)
+            }
+            if !staged.facts.isEmpty {
+                try session.copy(into: "stage_facts", columns: PostgresStaging.factColumns, rows: staged.facts)
+                try session.query(PostgresStaging.insertFacts)
+            }
+            if !staged.quarantine.isEmpty {
+                try session.copy(into: "stage_quarantine", columns: PostgresStaging.quarantineColumns, rows: staged.quarantine)
+                for row in try session.query(PostgresStaging.insertQuarantine) { newQuarantine.insert(try row.text(0) ?? "") }
+            }
+            if !staged.queue.isEmpty {
+                try session.copy(into: "stage_dequeue", columns: ["origin", "key"], rows: staged.queue)
+                try session.query(PostgresStaging.dequeue)
+            }
+            try session.query(PostgresStaging.clear)
+            return (newRecords, newQuarantine)
+        }
+        // New: the first write of a key that this batch inserted, as SQLite's row-at-a-time answer would be.
+        var seen: Set<String> = []
+        return writes.map { write in
+            switch write {
+            case .record(let record, _):
+                newRecords.contains(record.dedupKey) && seen.insert("r" + record.dedupKey).inserted
+            case .quarantine(let entry):
+                newQuarantine.contains(entry.key) && seen.insert("q" + entry.key).inserted
+            }
+        }
+    }
+
+    /// The session's staging tables (temporary: each connection has its own).
+    func createStagingTables() throws(LedgerError) {
+        for statement in PostgresStaging.create { try session.query(statement) }
+    }
+}
+
+/// The staging tables of ``PostgresLedger/write(_:dequeuing:)`` and the statements that move their rows on.
+enum PostgresStaging {
+    static let create = [
+        """
+        CREATE TEMP TABLE IF NOT EXISTS stage_records (
+            seq BIGINT, dedup_key TEXT COLLATE "C", source TEXT, outcome TEXT, reason TEXT, file TEXT COLLATE "C",
+            member TEXT COLLATE "C", position BIGINT, received_at BIGINT, payload BYTEA, dictionary BIGINT,
+            rules_version BIGINT)
+        """,
+        """
+        CREATE TEMP TABLE IF NOT EXISTS stage_facts (
+            fact_key BYTEA, platform TEXT COLLATE "C", subject TEXT COLLATE "C", kind TEXT COLLATE "C", at BIGINT,
+            observed_at BIGINT, ref TEXT COLLATE "C", detail TEXT COLLATE "C", product_id TEXT COLLATE "C",
+            end_at BIGINT, amount_micros BIGINT, currency TEXT COLLATE "C", flags BIGINT, record TEXT COLLATE "C")
+        """,
+        """
+        CREATE TEMP TABLE IF NOT EXISTS stage_quarantine (
+            seq BIGINT, key TEXT COLLATE "C", reason TEXT, detail TEXT, file TEXT COLLATE "C",
+            member TEXT COLLATE "C", position BIGINT, raw BYTEA, raw_size BIGINT, dictionary BIGINT,
+            rules_version BIGINT)
+        """,
+        "CREATE TEMP TABLE IF NOT EXISTS stage_dequeue (origin TEXT COLLATE \"C\", key TEXT COLLATE \"C\")",
+    ]
+
+    static let recordColumns = ["seq", "dedup_key", "source", "outcome", "reason", "file", "member", "position",
+                                "received_at", "payload", "dictionary", "rules_version"]
+    static let factColumns = ["fact_key", "platform", "subject", "kind", "at", "observed_at", "ref", "detail",
+                              "product_id", "end_at", "amount_micros", "currency", "flags", "record"]
+    static let quarantineColumns = ["seq", "key", "reason", "detail", "file", "member", "position", "raw", "raw_size",
+                                    "dictionary", "rules_version"]
+
+    /// The first copy of each key in batch order; keys already stored are left alone; the new keys come back.
+    static let insertRecords = """
+        INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
+            dictionary, rules_version)
+        SELECT DISTINCT ON (dedup_key) dedup_key, source, outcome, reason, file, member, position, received_at,
+            payload, dictionary, rules_version
+        FROM stage_records ORDER BY dedup_key, seq
+        ON CONFLICT (dedup_key) DO NOTHING
+        RETURNING dedup_key
+        """
+
+    /// The smallest provenance of the batch's copies, where it is smaller than the stored one.
+    static let moveProvenance = """
+        UPDATE records r SET file = s.file, member = s.member, position = s.position
+        FROM (SELECT DISTINCT ON (dedup_key) dedup_key, file, member, position FROM stage_records
+              ORDER BY dedup_key, file, member, position) s
+        WHERE r.dedup_key = s.dedup_key AND (r.file, r.member, r.position) > (s.file, s.member, s.position)
+        """
+
+    /// The batch's copy received first (none counts as first; then batch order), where earlier than the stored.
+    static let keepEarliestCopy = """
+        UPDATE records r SET received_at = s.received_at, payload = s.payload, dictionary = s.dictionary
+        FROM (SELECT DISTINCT ON (dedup_key) dedup_key, received_at, payload, dictionary FROM stage_records
+              ORDER BY dedup_key, received_at NULLS FIRST, seq) s
+        WHERE r.dedup_key = s.dedup_key AND r.received_at IS NOT NULL
+            AND (s.received_at IS NULL OR s.received_at < r.received_at)
+        """
+
+    /// Each fact once, its earliest statement (and that statement's record) winning, as in the set semantics.
+    static let insertFacts = """
+        INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
+            amount_micros, currency, flags, record)
+        SELECT DISTINCT ON (platform, subject, fact_key) fact_key, platform, subject, kind, at, observed_at, ref,
+            detail, product_id, end_at, amount_micros, currency, flags, record
+        FROM stage_facts ORDER BY platform, subject, fact_key, observed_at, record
+        ON CONFLICT (platform, subject, fact_key) DO UPDATE SET
+            observed_at = excluded.observed_at, record = excluded.record
+        WHERE excluded.observed_at < facts.observed_at
+            OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))
+        """
+
+    static let insertQuarantine = """
+        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version)
+        SELECT DISTINCT ON (key) key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version
+        FROM stage_quarantine ORDER BY key, seq
+        ON CONFLICT (key) DO NOTHING
+        RETURNING key
+        """
+
+    static let dequeue = """
+        DELETE FROM reprocess_queue q USING stage_dequeue d WHERE q.origin = d.origin AND q.key = d.key
+        """
+
+    static let clear = "TRUNCATE stage_records, stage_facts, stage_quarantine, stage_dequeue"
+}
+
+/// Rows in `COPY … FROM STDIN` text format: columns separated by tabs, rows by newlines, `\N` for NULL,
+/// backslash escapes in text, `\\x` and hex digits for bytes.
+struct PostgresCopyRows {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func row(_ values: [SQLValue]) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(0x09) }
+            switch value {
+            case .text(nil), .integer(nil), .bytes(nil):
+                bytes += [0x5C, 0x4E]
+            case .text(let text?):
+                for byte in text.utf8 {
+                    switch byte {
+                    case 0x5C: bytes += [0x5C, 0x5C]
+                    case 0x09: bytes += [0x5C, 0x74]
+                    case 0x0A: bytes += [0x5C, 0x6E]
+                    case 0x0D: bytes += [0x5C, 0x72]
+                    // PostgreSQL text cannot hold U+0000: it is stored as U+FFFD.
+                    case 0x00: bytes += [0xEF, 0xBF, 0xBD]
+                    default: bytes.append(byte)
+                    }
+                }
+            case .integer(let integer?):
+                bytes += Array(String(integer).utf8)
+            case .bytes(let data?):
+                bytes += [0x5C, 0x5C, 0x78]
+                let digits = Array("0123456789abcdef".utf8)
+                for byte in data {
+                    bytes.append(digits[Int(byte >> 4)])
+                    bytes.append(digits[Int(byte & 0x0F)])
+                }
+            }
+        }
+        bytes.append(0x0A)
+    }
+}

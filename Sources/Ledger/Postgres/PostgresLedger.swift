@@ -1,0 +1,233 @@
+import Facts
+import Foundation
+import Ingest
+import NIOCore
+import PostgresNIO
+
+/// The ledger in a PostgreSQL database, shared by many `subledger` processes on many machines (ledger.md, "One
+/// interface, two engines"): the same tables and statements as ``SQLiteLedger`` where the SQL allows (the schema
+/// is ``LedgerMigrations`` rendered for PostgreSQL: `BYTEA`, `TEXT COLLATE "C"` so that text sorts in byte order
+/// as in SQLite, no `WITHOUT ROWID`), and these differences, all in this folder:
+/// - writers hold an advisory lock: shared for ingest (many at once), exclusive for reprocess; schema steps run
+///   under a lock of their own;
+/// - files are claimed with leases (``PostgresFileClaimer``), so that several ingests over the same inputs split
+///   the files and a dead one's file is taken over;
+/// - records, facts and quarantine rows arrive through `COPY` into session-local staging tables, then one
+///   `INSERT … SELECT … ON CONFLICT` per table and batch, rows in key order (``write(_:dequeuing:)``).
+///
+/// A class because it owns its connection; not `Sendable`: one per thread, like a connection.
+public final class PostgresLedger: SQLLedger {
+    let session: PostgresSession
+    let postgres: PostgresLocation
+    public var location: String { postgres.description }
+    private var inTransaction = false
+    /// Statements of the open transaction, replayed when the server chose it as a deadlock's victim.
+    private var replay: [(PostgresSession) throws -> Void] = []
+
+    /// Connects to the ledger; a database that holds other tables is refused (``LedgerError/Kind/foreign``).
+    /// Read-only access refuses a ledger with schema steps to apply, as SQLite's does.
+    public init(_ location: PostgresLocation, access: LedgerAccess) throws(LedgerError) {
+        postgres = location
+        session = try PostgresSession(location)
+        let standing = try LedgerMigrator().standing(of: session)
+        if access == .readOnly && standing != .ledger(pending: []) {
+            throw LedgerError(kind: standing == .empty ? .foreign : .needsReprocess, path: location.description,
+                              message: standing == .empty
+                                ? "holds no subledger ledger; run `subledger ingest --db \(location)` to make one"
+                                : "written by an earlier version of subledger: run `subledger reprocess --db \(location)` to upgrade it")
+        }
+    }
+
+    // MARK: locking and schema
+
+    /// Takes the writers' advisory lock (shared by ingests, exclusive for a reprocess), then applies pending
+    /// schema steps under the schema lock, which one process at a time holds.
+    public func lockForWriting(_ mode: LedgerLockMode, timeout: Duration) throws(LedgerError) -> any LedgerLock {
+        let lock = try PostgresAdvisoryLock(session: session, key: PostgresAdvisoryLock.writers, mode: mode, timeout: timeout)
+        let schema = try PostgresAdvisoryLock(session: session, key: PostgresAdvisoryLock.schema, mode: .exclusive, timeout: timeout)
+        defer { schema.release() }
+        try LedgerMigrator().migrate(session)
+        try createStagingTables()
+        return lock
+    }
+
+    // MARK: transactions
+
+    public func beginTransaction() throws(LedgerError) {
+        try session.query("BEGIN")
+        inTransaction = true
+        replay.removeAll()
+    }
+
+    public func commitTransaction() throws(LedgerError) {
+        try run { session throws(LedgerError) in try session.query("COMMIT") }
+        inTransaction = false
+        replay.removeAll()
+    }
+
+    public func rollbackTransaction() {
+        guard inTransaction else { return }
+        _ = try? session.query("ROLLBACK")
+        inTransaction = false
+        replay.removeAll()
+    }
+
+    /// Runs `step` in the open transaction; when the server aborts the transaction as a deadlock's victim (or a
+    /// serialization failure), rolls back and runs the transaction's steps again, up to four times. Outside a
+    /// transaction the step runs once.
+    @discardableResult
+    func run<T>(_ step: @escaping (PostgresSession) throws(LedgerError) -> T) throws(LedgerError) -> T {
+        var attempt = 0
+        while true {
+            do {
+                let result = try step(session)
+                if inTransaction { replay.append { session in _ = try step(session) } }
+                return result
+            } catch where inTransaction && attempt < 4 && error.isTransient {
+                attempt += 1
+                _ = try? session.query("ROLLBACK")
+                usleep(useconds_t(20_000 * attempt))
+                try session.query("BEGIN")
+                for earlier in replay {
+                    do { try earlier(session) } catch let failure as LedgerError { throw failure } catch {
+                        throw LedgerError(kind: .unavailable, path: location, message: "\(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: the engine's primitives (SQLLedger)
+
+    func pendingMigrations() throws(LedgerError) -> [String] {
+        switch try LedgerMigrator().standing(of: session) {
+        case .empty: LedgerMigrations.all.map(\.name)
+        case .ledger(let steps): steps
+        }
+    }
+
+    /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds one page.
+    func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
+        let ownTransaction = !inTransaction
+        if ownTransaction { try session.query("BEGIN") }
+        do {
+            try session.query("DECLARE subledger_rows NO SCROLL CURSOR FOR " + sql, values)
+            while true {
+                let page = try session.query("FETCH 4096 FROM subledger_rows")
+                for row in page { try body(row) }
+                if page.count < 4096 { break }
+            }
+            try session.query("CLOSE subledger_rows")
+            if ownTransaction { try session.query("COMMIT") }
+        } catch {
+            if ownTransaction { _ = try? session.query("ROLLBACK") } else { _ = try? session.query("CLOSE subledger_rows") }
+            throw error
+        }
+    }
+
+    func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError) {
+        try run { session throws(LedgerError) in try session.query(sql, values) }
+    }
+
+    func loadChainRoots(_ roots: [ChainRoot]) throws(LedgerError) {
+        try session.query(PostgresSQL.temporary(LedgerSchema.createChainRoots))
+        try session.query(LedgerSchema.clearChainRoots)
+        var rows = PostgresCopyRows()
+        for root in roots { rows.row([.text(root.subject.platform), .text(root.subject.subject), .text(root.root)]) }
+        if !rows.bytes.isEmpty { try session.copy(into: "chain_roots", columns: ["platform", "subject", "root"], rows: rows.bytes) }
+    }
+}
+
+extension LedgerError {
+    /// A deadlock or serialization failure: the server aborted the transaction, which can simply run again.
+    var isTransient: Bool {
+        if case .server(let state) = kind { return state == "40P01" || state == "40001" }
+        return false
+    }
+}
+
+extension PostgresSession: SchemaConnection {
+    var dialect: SQLDialect { .postgres }
+    var databaseName: String { location.description }
+
+    func execute(_ sql: String) throws(LedgerError) {
+        try query(sql)
+    }
+
+    func tableNames() throws(LedgerError) -> Set<String> {
+        Set(try strings("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()"))
+    }
+
+    func strings(_ sql: String) throws(LedgerError) -> [String] {
+        try query(sql).map { row throws(LedgerError) in try row.text(0) ?? "" }
+    }
+
+    func legacySchemaVersion() throws(LedgerError) -> Int64? { nil }
+}
+
+/// A PostgreSQL advisory lock held by one session, released on ``release()`` or when the session's connection
+/// closes (a process killed with SIGKILL loses its connection, and so its locks, at once).
+final class PostgresAdvisoryLock: LedgerLock {
+    /// The keys: the writers' lock, and the schema's (migrations).
+    static let writers: Int64 = 0x5355_424C_0001
+    static let schema: Int64 = 0x5355_424C_0002
+
+    private let session: PostgresSession
+    private let key: Int64
+    private let mode: LedgerLockMode
+    private var held = true
+
+    init(session: PostgresSession, key: Int64, mode: LedgerLockMode, timeout: Duration) throws(LedgerError) {
+        self.session = session
+        self.key = key
+        self.mode = mode
+        let function = mode == .shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock"
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while try session.query("SELECT \(function)(\(key))").first?.bool(0) != true {
+            guard clock.now < deadline else {
+                throw LedgerError(kind: .busy, path: session.location.description, message: mode == .shared
+                    ? "a reprocess is rewriting \(session.location); wait for it to finish"
+                    : "other writers are working on \(session.location); wait for them to finish")
+            }
+            usleep(100_000)
+        }
+    }
+
+    func release() {
+        guard held else { return }
+        held = false
+        let function = mode == .shared ? "pg_advisory_unlock_shared" : "pg_advisory_unlock"
+        _ = try? session.query("SELECT \(function)(\(key))")
+    }
+
+    deinit { release() }
+}
+
+
+/// A result row as the shared queries read it.
+struct PostgresResultRow: SQLRow {
+    let cells: [PostgresCell]
+
+    init(_ row: PostgresRow) {
+        cells = Array(row)
+    }
+
+    func text(_ column: Int) throws(LedgerError) -> String? { try decode(column, as: String?.self) }
+    func bool(_ column: Int) throws(LedgerError) -> Bool? { try decode(column, as: Bool?.self) }
+    func integer(_ column: Int) throws(LedgerError) -> Int64? { try decode(column, as: Int64?.self) }
+    func bytes(_ column: Int) throws(LedgerError) -> [UInt8]? {
+        try decode(column, as: ByteBuffer?.self).map { Array($0.readableBytesView) }
+    }
+
+    private func decode<T: PostgresDecodable>(_ column: Int, as type: T.Type) throws(LedgerError) -> T {
+        guard column < cells.count else {
+            throw LedgerError(kind: .corrupt, path: "", message: "a row has no column \(column)")
+        }
+        do {
+            return try cells[column].decode(T.self)
+        } catch {
+            throw LedgerError(kind: .corrupt, path: "", message: "column \(cells[column].columnName) is not a \(T.self)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// One connection to a PostgreSQL ledger, used synchronously: the pipeline's stages are threads, and each one that
+/// talks to the ledger owns a session. Every call blocks its thread until the server answered (the connection's
+/// own event loop does the I/O), which is what a stage thread wants and never a thread of Swift's cooperative
+/// pool.
+///
+/// Statements are written with SQLite's `?` placeholders (``LedgerSchema`` is shared by both engines);
+/// ``query(_:_:)`` numbers them (`$1`, `$2`, ...) before sending.
+final class PostgresSession: @unchecked Sendable {
+    let location: PostgresLocation
+    private let connection: PostgresConnection
+    private let logger: Logger
+
+    /// Connects to `location`; a server that cannot be reached is ``LedgerError/Kind/unavailable``.
+    init(_ location: PostgresLocation) throws(LedgerError) {
+        self.location = location
+        var quiet = Logger(label: "subledger.postgres")
+        quiet.logLevel = .critical
+        let logger = quiet
+        self.logger = logger
+        let configuration = location.configuration
+        do {
+            connection = try Self.blocking {
+                try await PostgresConnection.connect(configuration: configuration, id: Int.random(in: 1...Int.max),
+                                                     logger: logger)
+            }
+        } catch {
+            throw Self.ledgerError(error, location: location, doing: "connecting")
+        }
+    }
+
+    /// Closes the connection (postgres-nio requires it before a connection is released).
+    deinit {
+        let connection = connection
+        guard !connection.isClosed else { return }
+        _ = try? Self.blocking { try await connection.close() }
+    }
+
+    /// Runs `sql` with `values` bound to its `?` placeholders, in order, and returns every row.
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) -> [PostgresResultRow] {
+        let query = PostgresQuery(unsafeSQL: PostgresSQL.numbered(sql), binds: SQLValue.bindings(values))
+        let connection = connection
+        let logger = logger
+        do {
+            return try Self.blocking { try await connection.query(query, logger: logger).collect() }.map(PostgresResultRow.init)
+        } catch {
+            throw Self.ledgerError(error, location: location, doing: "running \(sql.prefix(60))")
+        }
+    }
+
+    /// Streams `rows` (text, one COPY row per element, columns separated by tabs) into `table`'s `columns`.
+    func copy(into table: String, columns: [String], rows: [UInt8]) throws(LedgerError) {
+        let connection = connection
+        let logger = logger
+        do {
+            try Self.blocking {
+                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                    var buffer = ByteBuffer()
+                    buffer.writeBytes(rows)
+                    try await writer.write(buffer)
+                }
+            }
+        } catch {
+            throw Self.ledgerError(error, location: location, doing: "copying into \(table)")
+        }
+    }
+
+    /// Runs an `async` operation to its end on a thread that may block (a stage thread, never the cooperative
+    /// pool's), waiting on a semaphore.
+    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Outcome<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        guard let result = box.result else { preconditionFailure("the operation finished without a result") }
+        return try result.get()
+    }
+
+    /// A server's error in the user's terms: what failed, the server's own message, never SQL.
+    static func ledgerError(_ error: any Error, location: PostgresLocation, doing: String) -> LedgerError {
+        guard let error = error as? PSQLError else {
+            return LedgerError(kind: .unavailable, path: location.description,
+                               message: "the PostgreSQL server cannot be reached (\(doing)): \(error)")
+        }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "an error"
+            // Class 08: connection exceptions; 57P: the server is shutting down or was restarted.
+            let kind: LedgerError.Kind = state.hasPrefix("08") || state.hasPrefix("57P") ? .unavailable : .server(state: state)
+            return LedgerError(kind: kind, path: location.description, message: "the PostgreSQL server said: \(message)")
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            return LedgerError(kind: .unavailable, path: location.description,
+                               message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
+        default:
+            return LedgerError(kind: .unavailable, path: location.description,
+                               message: "the PostgreSQL server failed (\(doing)): \(error.code)")
+        }
+    }
+}
+
+/// Carries a task's result to the waiting thread; the semaphore orders the write before the read.
+private final class Outcome<Value: Sendable>: @unchecked Sendable {
+    var result: Result<Value, any Error>?
+}
+
+extension SQLValue {
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let integer): bindings.append(integer)
+            case .bytes(let bytes): bindings.append(bytes.map { ByteBuffer(bytes: $0) })
+            }
+        }
+        return bindings
+    }
+}
+
+/// SQL text for PostgreSQL.
+enum PostgresSQL {
+    /// A statement creating a temporary table, with its text columns compared in byte order.
+    static func temporary(_ statement: String) -> String {
+        SQLDialect.postgres.render(statement)
+    }
+
+    /// `sql` with each `?` outside quotes numbered `$1`, `$2`, ... in order.
+    static func numbered(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quoted = false
+        for character in sql {
+            if character == "'" { quoted.toggle() }
+            if character == "?" && !quoted {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
+

@@ -1,0 +1,324 @@
+import Crypto
+import Facts
+import Foundation
+import Ingest
+
+/// The half of the ledger both engines share: every read, the manifest, the rules version and the reprocess
+/// queue, in ``LedgerSchema``'s statements.
+extension SQLLedger {
+    // MARK: standing
+
+    public func standing(rulesVersion: Int64) throws(LedgerError) -> LedgerStanding {
+        let pending = try pendingMigrations()
+        guard pending.isEmpty else {
+            return LedgerStanding(ledgerId: "", rulesVersion: nil, reprocess: nil, pendingMigrations: pending,
+                                  recordsWithoutPayload: true, isEmpty: false)
+        }
+        return LedgerStanding(
+            ledgerId: try meta("ledger_id") ?? "", rulesVersion: try meta("rules_version").flatMap { Int64($0) },
+            reprocess: try meta("reprocess").flatMap(ReprocessScope.init(rawValue:)), pendingMigrations: [],
+            recordsWithoutPayload: try exists(LedgerSchema.anyRecordWithoutPayload),
+            isEmpty: !(try exists(LedgerSchema.anyRecord)))
+    }
+
+    func meta(_ key: String) throws(LedgerError) -> String? {
+        try strings(LedgerSchema.metaValue, [.text(key)]).first
+    }
+
+    func setMeta(_ key: String, _ value: String?) throws(LedgerError) {
+        if let value {
+            try execute(LedgerSchema.setMeta, [.text(key), .text(value)])
+        } else {
+            try execute(LedgerSchema.deleteMeta, [.text(key)])
+        }
+    }
+
+    public func setRulesVersion(_ rulesVersion: Int64) throws(LedgerError) {
+        try setMeta("rules_version", String(rulesVersion))
+    }
+
+    // MARK: payload dictionaries
+
+    public func payloadDictionaries() throws(LedgerError) -> [PayloadDictionary] {
+        var dictionaries: [PayloadDictionary] = []
+        try eachRow(LedgerSchema.listDictionaries, []) { row throws(LedgerError) in
+            dictionaries.append(PayloadDictionary(id: try row.requiredInteger(0), bytes: try row.bytes(1) ?? []))
+        }
+        return dictionaries
+    }
+
+    public func addPayloadDictionary(_ bytes: [UInt8]) throws(LedgerError) -> PayloadDictionary {
+        try execute(LedgerSchema.insertDictionary, [.bytes(bytes), .integer(LedgerClock.now())])
+        guard let last = try payloadDictionaries().last else {
+            throw LedgerError(kind: .corrupt, path: location, message: "a payload dictionary was stored and not found")
+        }
+        return last
+    }
+
+    // MARK: file manifest
+
+    public func beginFile(_ file: FileFingerprint) throws(LedgerError) {
+        try execute(LedgerSchema.beginFile, [.text(file.path), .integer(file.size), .text(file.sha256),
+                                             .integer(LedgerClock.now())])
+    }
+
+    public func saveProgress(path: String, read: Int) throws(LedgerError) {
+        try execute(LedgerSchema.fileProgress, [.integer(Int64(read)), .integer(Int64(read)), .text(path)])
+    }
+
+    public func finishFile(_ file: FileFingerprint, counts: FileCounts, damage: Damage?) throws(LedgerError) {
+        try execute(LedgerSchema.finishFile, [
+            .integer(Int64(counts.read)), .integer(Int64(counts.used)), .integer(Int64(counts.duplicate)),
+            .integer(Int64(counts.excluded)), .integer(Int64(counts.quarantined)), .integer(damage?.offset),
+            .text(damage?.reason), .integer(LedgerClock.now()), .text(file.path),
+        ])
+    }
+
+    public func markUnreadable(path: String, reason: String) throws(LedgerError) {
+        try execute(LedgerSchema.markUnreadable, [.text(reason), .text(path)])
+    }
+
+    public func files() throws(LedgerError) -> [FileManifestEntry] {
+        var entries: [FileManifestEntry] = []
+        try eachRow(LedgerSchema.listFiles, []) { row throws(LedgerError) in
+            let path = try row.requiredText(0)
+            guard let state = FileManifestEntry.State(rawValue: try row.requiredText(3)) else {
+                throw LedgerError(kind: .corrupt, path: location, message: "file \(path) has an unknown state")
+            }
+            let counts = FileCounts(read: Int(try row.requiredInteger(4)), used: Int(try row.requiredInteger(5)),
+                                    duplicate: Int(try row.requiredInteger(6)), excluded: Int(try row.requiredInteger(7)),
+                                    quarantined: Int(try row.requiredInteger(8)))
+            let damage = try row.integer(9).map { offset throws(LedgerError) in
+                Damage(file: path, offset: offset, reason: try row.text(10) ?? "")
+            }
+            entries.append(FileManifestEntry(
+                fingerprint: FileFingerprint(path: path, size: try row.requiredInteger(1), sha256: try row.requiredText(2)),
+                state: state, counts: counts, damage: damage, ingestedAt: try row.requiredInteger(11)))
+        }
+        return entries
+    }
+
+    public func filesToReread() throws(LedgerError) -> [FileFingerprint] {
+        var files: [FileFingerprint] = []
+        try eachRow(LedgerSchema.filesToReread, []) { row throws(LedgerError) in
+            files.append(FileFingerprint(path: try row.requiredText(0), size: try row.requiredInteger(1),
+                                         sha256: try row.requiredText(2)))
+        }
+        return files
+    }
+
+    // MARK: reprocess
+
+    public func queueForReprocess(_ scope: ReprocessScope) throws(LedgerError) -> [String] {
+        try inOwnTransaction { () throws(LedgerError) -> [String] in
+            let underWay = try meta("reprocess").flatMap(ReprocessScope.init(rawValue:))
+            var reread: [String] = []
+            if underWay == nil {
+                try execute(LedgerSchema.queueQuarantine, [])
+                try execute(LedgerSchema.deleteQueuedQuarantine, [])
+            }
+            if scope == .full && underWay != .full {
+                try execute(LedgerSchema.queueRecords, [])
+                try execute(LedgerSchema.deleteRecords, [])
+                try execute(LedgerSchema.deleteFacts, [])
+                // Quarantined rows cut at 4096 bytes cannot be tried again: their files are read again instead,
+                // which quarantines them anew, whole.
+                reread += try strings(LedgerSchema.legacyQuarantineFiles)
+                try execute(LedgerSchema.deleteLegacyQuarantine, [])
+            }
+            reread += try strings(LedgerSchema.payloadlessQueueFiles)
+            try execute(LedgerSchema.deletePayloadlessQueue, [])
+            let files = Array(Set(reread)).sorted()
+            for file in files { try execute(LedgerSchema.setFileReading, [.text(file)]) }
+            let effective: ReprocessScope = underWay == .full || scope == .full ? .full : .quarantined
+            try setMeta("reprocess", effective.rawValue)
+            if effective == .full { try setMeta("rules_version", nil) }
+            return files
+        }
+    }
+
+    public func finishReprocess(rulesVersion: Int64) throws(LedgerError) {
+        try inOwnTransaction { () throws(LedgerError) in
+            guard try !exists(LedgerSchema.anyQueued) else {
+                throw LedgerError(kind: .corrupt, path: location, message: "a reprocess ended with records still queued")
+            }
+            try setMeta("reprocess", nil)
+            try setMeta("rules_version", String(rulesVersion))
+        }
+    }
+
+    // MARK: statistics
+
+    /// Everything ingested so far.
+    ///
+    /// - `files`: manifest rows; `read`: Σ of each file's latest read.
+    /// - `used` / `excluded`: rows of `records` by outcome; `quarantined`: rows of `quarantine`.
+    /// - `duplicate = read - used - excluded - quarantined`. This is exact because every stored row was created
+    ///   by exactly one record read, and every other record read found its row already there, i.e. was a
+    ///   duplicate. It holds as long as files only grow (archives are appended to or left alone): each row's
+    ///   record is then still inside the latest read of some file. A file rewritten with records removed leaves
+    ///   rows that no latest read counts, and duplicates are undercounted (never below 0: clamped).
+    public func statistics() throws(LedgerError) -> IngestStatistics {
+        var statistics = IngestStatistics()
+        try eachRow(LedgerSchema.fileTotals, []) { row throws(LedgerError) in
+            statistics.files = Int(try row.integer(0) ?? 0)
+            statistics.read = Int(try row.integer(1) ?? 0)
+        }
+        try eachRow(LedgerSchema.recordsByOutcome, []) { row throws(LedgerError) in
+            let count = Int(try row.requiredInteger(2))
+            if try row.text(0) == "used" {
+                statistics.used += count
+            } else {
+                statistics.excluded += count
+                statistics.excludedByReason[try row.text(1) ?? "", default: 0] += count
+            }
+        }
+        try eachRow(LedgerSchema.quarantineByReason, []) { row throws(LedgerError) in
+            let count = Int(try row.requiredInteger(1))
+            statistics.quarantined += count
+            statistics.quarantinedByReason[try row.requiredText(0), default: 0] += count
+        }
+        statistics.duplicate = max(0, statistics.read - statistics.used - statistics.excluded - statistics.quarantined)
+        statistics.read = statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined
+        try eachRow(LedgerSchema.damagedFiles, []) { row throws(LedgerError) in
+            statistics.damagedFiles.append(IngestStatistics.Damaged(
+                file: try row.requiredText(0), offset: try row.requiredInteger(1), reason: try row.text(2) ?? ""))
+        }
+        try eachRow(LedgerSchema.eventRange, []) { row throws(LedgerError) in
+            statistics.firstEventAt = try row.integer(0)
+            statistics.lastEventAt = try row.integer(1)
+        }
+        return statistics
+    }
+
+    public func countsBySource() throws(LedgerError) -> [SourceCount] {
+        var counts: [SourceCount] = []
+        try eachRow(LedgerSchema.recordsBySource, []) { row throws(LedgerError) in
+            let source = try row.requiredText(0)
+            if counts.last?.source != source { counts.append(SourceCount(source: source, used: 0, excluded: 0)) }
+            let count = Int(try row.requiredInteger(2))
+            if try row.text(1) == "used" { counts[counts.count - 1].used += count } else { counts[counts.count - 1].excluded += count }
+        }
+        return counts
+    }
+
+    public func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws {
+        let decompressor = PayloadDecompressor(dictionaries: try payloadDictionaries())
+        var failure: (any Error)?
+        try eachRow(LedgerSchema.listQuarantine, [.text(reason), .text(reason)]) { row throws(LedgerError) in
+            guard failure == nil else { return }
+            let member = try row.requiredText(3)
+            let provenance = Provenance(file: try row.requiredText(2), member: member.isEmpty ? nil : member,
+                                        position: try row.requiredInteger(4))
+            let stored = try row.bytes(5) ?? []
+            // No dictionary column: a row of the release before payloads were kept, its first 4096 bytes as read.
+            let raw = try row.integer(7).map { dictionary throws(LedgerError) -> [UInt8] in
+                guard let bytes = decompressor.decompress(stored, dictionaryId: dictionary) else {
+                    throw LedgerError(kind: .corrupt, path: location, message: "the quarantined record at \(provenance) does not decompress")
+                }
+                return bytes
+            } ?? stored
+            do {
+                try body(QuarantinedRecord(reason: try row.requiredText(0), detail: try row.requiredText(1),
+                                           provenance: provenance, raw: raw, rawSize: Int(try row.requiredInteger(6))))
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Hex SHA-256 of the ledger's logical content (see ``LedgerStore/contentDigest()``): the same content gives
+    /// the same digest in either engine.
+    public func contentDigest() throws(LedgerError) -> String {
+        typealias Column = DigestColumn
+        var hasher = SHA256()
+        var encoder = DigestEncoder()
+        let tables: [(sql: String, columns: [Column])] = [
+            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer, .integer, .integer]),
+            (LedgerSchema.digestFacts, [.blob, .integer, .text]),
+            (LedgerSchema.digestQuarantine, [.text, .text, .text]),
+        ]
+        for (table, (sql, columns)) in tables.enumerated() {
+            encoder.reset()
+            encoder.append(Int64(table))
+            hasher.update(data: encoder.bytes)
+            try eachRow(sql, []) { row throws(LedgerError) in
+                encoder.reset()
+                for (column, kind) in columns.enumerated() {
+                    switch kind {
+                    case .text: encoder.append(try row.text(column))
+                    case .integer: encoder.append(try row.integer(column))
+                    case .blob: encoder.append(bytes: try row.bytes(column) ?? [])
+                    }
+                }
+                hasher.update(data: encoder.bytes)
+            }
+        }
+        return hasher.finalize().hexString
+    }
+
+    // MARK: provenance
+
+    public func records(matching reference: String) throws(LedgerError) -> [RecordDetail] {
+        let decompressor = PayloadDecompressor(dictionaries: try payloadDictionaries())
+        let isKey = ["sha256:", "msg:", "uuid:"].contains { reference.hasPrefix($0) }
+        let (sql, values): (String, [SQLValue])
+        if !isKey, let place = Provenance(reference: reference) {
+            (sql, values) = (LedgerSchema.recordsAt, [.text(place.file), .text(place.member ?? ""), .integer(place.position)])
+        } else {
+            (sql, values) = (LedgerSchema.recordByKey, [.text(reference)])
+        }
+        var details: [RecordDetail] = []
+        try eachRow(sql, values) { row throws(LedgerError) in
+            let member = try row.requiredText(5)
+            let raw = try row.bytes(8).flatMap { decompressor.decompress($0, dictionaryId: (try? row.integer(9)) ?? 0 ?? 0) }
+            details.append(RecordDetail(
+                dedupKey: try row.requiredText(0), source: try row.requiredText(1), outcome: try row.requiredText(2),
+                reason: try row.text(3),
+                provenance: Provenance(file: try row.requiredText(4), member: member.isEmpty ? nil : member,
+                                       position: try row.requiredInteger(6)),
+                receivedAt: try row.integer(7), rulesVersion: try row.requiredInteger(10), raw: raw, facts: []))
+        }
+        for index in details.indices {
+            details[index].facts = try attributedFacts(LedgerSchema.factsOfRecord, details[index].dedupKey).map(\.fact)
+        }
+        return details
+    }
+
+    public func facts(ofSubject subject: String) throws(LedgerError) -> [AttributedFact] {
+        try attributedFacts(LedgerSchema.factsOfSubject, subject)
+    }
+
+    private func attributedFacts(_ sql: String, _ value: String) throws(LedgerError) -> [AttributedFact] {
+        var facts: [AttributedFact] = []
+        try eachRow(sql, [.text(value)]) { row throws(LedgerError) in
+            facts.append(AttributedFact(fact: try fact(row, platform: 0, subject: 1, from: 2), record: try row.text(12)))
+        }
+        return facts
+    }
+
+    /// A fact from a row: `platform` and `subject` at those columns, `kind` through `flags` from column `first` on
+    /// (kind, at, observed_at, ref, detail, product_id, end_at, amount_micros, currency, flags).
+    func fact(_ row: any SQLRow, platform: Int, subject: Int, from first: Int) throws(LedgerError) -> Fact {
+        let name = try row.requiredText(platform)
+        guard let platformValue = Platform(rawValue: name) else {
+            throw LedgerError(kind: .corrupt, path: location, message: "a fact has the unknown platform \(name)")
+        }
+        return Fact(
+            platform: platformValue, subject: try row.requiredText(subject),
+            kind: Fact.Kind(rawValue: try row.requiredText(first)), at: try row.requiredInteger(first + 1),
+            observedAt: try row.requiredInteger(first + 2), ref: try row.text(first + 3), detail: try row.text(first + 4),
+            productId: try row.text(first + 5), end: try row.integer(first + 6), amountMicros: try row.integer(first + 7),
+            currency: try row.text(first + 8), flags: Fact.Flags(rawValue: Int(try row.requiredInteger(first + 9))))
+    }
+}
+
+/// How ``SQLLedger/contentDigest()`` reads a column.
+enum DigestColumn { case text, integer, blob }
+
+/// Wall-clock time for `ingested_at`, dictionaries and leases (ms, UTC): the only non-deterministic values the
+/// ledger keeps, all out of the content digest.
+enum LedgerClock {
+    static func now() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
