@@ -266,6 +266,18 @@ import Testing
         #expect(result.mrrMovements.map(line) == ["2024-02,google,USD,0.00,4.99,0.00,0.00,0.00,0.00,4.99,1,0,0,0,0"])
     }
 
+    /// The rounding rule itself (the simulator's truth implements it separately, with the same cases).
+    @Test func centsAddUpToTheTarget() {
+        #expect(MRRMovementAggregator.centsAddingUp([333, 0, 0, 0, 0], exact: [39_990_000, 0, 0, 0, 0], to: 334) == [334, 0, 0, 0, 0])
+        #expect(MRRMovementAggregator.centsAddingUp([500, 0, 0, 200, 0], exact: [60_000_000, 0, 0, 24_000_000, 0], to: 301)
+                == [501, 0, 0, 200, 0])
+        #expect(MRRMovementAggregator.centsAddingUp([1, 0, 0, 200, 0], exact: [120_000, 0, 0, 24_000_000, 0], to: -201)
+                == [1, 0, 0, 202, 0])
+        #expect(MRRMovementAggregator.centsAddingUp([1, 0, 0, 1, 0], exact: [96_000, 0, 0, 144_000, 0], to: 2) == [2, 0, 0, 0, 0])
+        #expect(MRRMovementAggregator.centsAddingUp([0, 0, 0, 0, 0], exact: [0, 0, 0, 0, 0], to: -1) == [0, 0, 1, 0, 0])
+        #expect(MRRMovementAggregator.centsAddingUp([0, 0, 0, 0, 0], exact: [0, 0, 0, 0, 0], to: 1) == [0, 1, 0, 0, 0])
+    }
+
     /// The state merges by adding: amounts and counts of two partial sums add up to the sums of the whole.
     @Test func sumsMergeByAdding() {
         var left = MRRMovementSums(.new, twelfths: 59_880_000)
