@@ -36,11 +36,11 @@ extension HTMLSections {
         if let reporting = reportingCurrency {
             for platform in platforms {
                 let rows = mrr.filter(["platform": platform])
+                let byMonth = Dictionary(grouping: rows) { mrr.text($0, "month") }
                 let name = platform + " in " + reporting
                 add(mrrPanel(id: "\(id)-svg-\(panels.count)", name: name, unit: reporting, converted: true,
                              months: Self.monthRange(mrr.distinct("month", in: rows))) { month, column in
-                    let cells = rows.filter { mrr.text($0, "month") == month }
-                    guard !cells.isEmpty else { return nil }
+                    guard let cells = byMonth[month] else { return nil }
                     return HTMLDecimal.sum(cells.map { mrr.text($0, column) }, places: column.hasSuffix("_count") ? 0 : 2).map {
                         ($0, .sum(mrr.name, where: [("month", month), ("platform", platform)], column))
                     }
@@ -51,10 +51,11 @@ extension HTMLSections {
                 let platformRows = mrr.filter(["platform": platform])
                 for currency in mrr.distinct("currency", in: platformRows).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                     let rows = platformRows.filter { mrr.text($0, "currency") == currency }
+                    let byMonth = Dictionary(rows.map { (mrr.text($0, "month"), $0) }, uniquingKeysWith: { first, _ in first })
                     let name = platform + ", " + currency
                     add(mrrPanel(id: "\(id)-svg-\(panels.count)", name: name, unit: currency, converted: false,
                                  months: Self.monthRange(mrr.distinct("month", in: rows))) { month, column in
-                        rows.first { mrr.text($0, "month") == month }.map { (mrr.text($0, column), mrr.source($0, column)) }
+                        byMonth[month].map { (mrr.text($0, column), mrr.source($0, column)) }
                     }, name: name)
                 }
             }

@@ -52,6 +52,9 @@ import Testing
         #expect(HTMLText.tick(0.15000000000000002, step: 0.05) == "0.15")
         #expect(HTMLText.tick(-0.0, step: 0.1) == "0.0")
         #expect(HTMLText.tick(20000, step: 5000) == "20000")
+        #expect(HTMLText.coordinate(12.5) == "12.5" && HTMLText.coordinate(7) == "7.0" && HTMLText.coordinate(0.04) == "0.0")
+        #expect(HTMLText.coordinate(-0.04) == "0.0" && HTMLText.coordinate(-3.26) == "-3.3" && HTMLText.coordinate(999.96) == "1000.0")
+        #expect(HTMLText.coordinate(.nan) == "0" && HTMLText.coordinate(.infinity) == "0" && HTMLText.coordinate(1e300) == String(format: "%.1f", 1e300))
     }
 
     /// Gaps between months draw as months (zero revenue), not squeezed out.
