@@ -31,9 +31,6 @@ public struct MRRMovementRow: Sendable, Hashable {
     /// has no rate for the month and currency).
     public var converted: ConvertedMRRMovement?
 
-    /// `mrrEnd − mrrStart`: the month's net new MRR.
-    public var netNew: Money { Money(micros: FullWidth.subtract(mrrEnd.units, mrrStart.units)) }
-
     public static let columns = [
         "month", "platform", "currency", "mrr_start", "new", "expansion", "contraction", "churned", "reactivation",
         "mrr_end", "new_count", "expansion_count", "contraction_count", "churned_count", "reactivation_count",
