@@ -7,9 +7,11 @@ Reads the DOM Chromium dumped (--dump-dom) and its console log, and fails when:
     (a "no data" note is accepted only where the CSV really has nothing to draw);
   - a number on the page differs from its CSV cell: every element carrying data-col names its source with
     data-table and data-key-<column> attributes (one CSV row), or data-sum (the exact sum over the rows the
-    keys select); see Sources/Reporting/HTMLSource.swift;
+    keys select, of data-col minus data-minus when given, times data-times when given: net new MRR, ARR);
+    see Sources/Reporting/HTMLSource.swift;
   - a CSV row a chart must show is not on the page (every total row of subscriptions_monthly, every row of
-    retention_cohorts, trial_conversion and grace_recovery, every month and currency of revenue_monthly).
+    retention_cohorts, trial_conversion and grace_recovery, every month and currency of revenue_monthly, every
+    row of mrr_movements, or with converted columns every month and platform of it).
 
 Usage: browser-check.py --dom DOM.html --console CONSOLE.log --csv-dir DIR [--source report.html]
 Exit status 0 when everything matches, 1 with the differences listed otherwise.
@@ -23,10 +25,11 @@ from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
 
 CHART_IDS = ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials", "chart-grace",
-             "chart-revenue"]
+             "chart-revenue", "chart-mrr"]
 KEYS = {
     "subscriptions_monthly": ["month", "platform", "product_id"],
     "revenue_monthly": ["month", "platform", "product_id", "currency"],
+    "mrr_movements": ["month", "platform", "currency"],
     "retention_cohorts": ["cohort_month", "platform", "duration", "period"],
     "trial_conversion": ["cohort_month", "platform", "product_id"],
     "grace_recovery": ["month", "platform"],
@@ -119,10 +122,18 @@ def check_figure(figure, tables):
     if rows and column not in rows[0]:
         return f"{where}: no such column"
     if "data-sum" in attrs:
+        minus = attrs.get("data-minus")
+        if rows and minus is not None and minus not in rows[0]:
+            return f"{where}: no column {minus!r} to subtract"
         try:
-            expected = sum((Decimal(row[column]) for row in rows), Decimal(0))
+            expected = sum((Decimal(row[column]) - (Decimal(row[minus]) if minus else 0) for row in rows), Decimal(0))
+            expected *= Decimal(attrs.get("data-times", "1"))
         except InvalidOperation:
             return f"{where}: a cell is not a number, cannot sum"
+        if minus:
+            where += f" minus {minus}"
+        if "data-times" in attrs:
+            where += f" times {attrs['data-times']}"
         if not NUMBER.match(text) or Decimal(text) != expected:
             return f"{where}: page shows sum {text!r}, CSV rows sum to {expected} ({len(rows)} rows)"
         return None
@@ -170,6 +181,23 @@ def coverage(figures, tables):
     for row in tables.get("revenue_monthly", []):
         if row["currency"] and key_of(row, ["month", "currency"]) not in sums:
             missing.append(f"revenue_monthly.csv month {row['month']} currency {row['currency']}: gross total not on the page")
+    # MRR movements: every row's mrr_end in its currency's waterfall table; with --currency, every month and
+    # platform whose rows all have a rate in the platform's converted waterfall.
+    movements = tables.get("mrr_movements", [])
+    if movements and "mrr_end_converted" in movements[0]:
+        converted = shown.get(("mrr_movements", "mrr_end_converted", True), set())
+        rated = {}
+        for row in movements:
+            key = key_of(row, ["month", "platform"])
+            rated[key] = rated.get(key, True) and row["mrr_end_converted"] != ""
+        for key, complete in rated.items():
+            if complete and key not in converted:
+                missing.append(f"mrr_movements.csv {dict(key)}: mrr_end_converted total not on the page")
+    else:
+        present = shown.get(("mrr_movements", "mrr_end", False), set())
+        for row in movements:
+            if key_of(row, KEYS["mrr_movements"]) not in present:
+                missing.append(f"mrr_movements.csv row {[row[k] for k in KEYS['mrr_movements']]}: mrr_end not on the page")
     return sorted(set(missing))
 
 

@@ -2,9 +2,9 @@ import SubscriptionMetrics
 
 /// The CSV files of `cli.md`: RFC 4180, UTF-8, a header row, `,` separators, `\n` line ends.
 public enum CSVReport {
-    /// One file per table (`subscriptions_monthly.csv`, `revenue_monthly.csv`, `retention_cohorts.csv`,
-    /// `trial_conversion.csv`, `grace_recovery.csv`), in that order. The converted revenue columns are there
-    /// when the tables were computed with a reporting currency.
+    /// One file per table (`subscriptions_monthly.csv`, `revenue_monthly.csv`, `mrr_movements.csv`,
+    /// `retention_cohorts.csv`, `trial_conversion.csv`, `grace_recovery.csv`), in that order. The converted
+    /// revenue and MRR movement columns are there when the tables were computed with a reporting currency.
     public static func files(_ tables: ReportTables) -> [(name: String, contents: String)] {
         tables.texts.map { table in (name: table.name + ".csv", contents: render(table)) }
     }

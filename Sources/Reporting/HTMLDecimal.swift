@@ -5,6 +5,19 @@ enum HTMLDecimal {
     /// The sum of `texts` written with `places` decimals, or `nil` when a text is not a plain decimal with at most
     /// `places` decimals, or the sum does not fit in 64 bits.
     static func sum(_ texts: [String], places: Int) -> String? {
+        total(texts, places: places).map { written($0, places: places) }
+    }
+
+    /// `times` × (the sum of `texts` − the sum of `minus`), written with `places` decimals, or `nil` as for
+    /// ``sum(_:places:)``: net new MRR (mrr_end − mrr_start), ARR (12 × mrr_end).
+    static func sum(_ texts: [String], minus: [String], times: Int64, places: Int) -> String? {
+        guard let plus = total(texts, places: places), let less = total(minus, places: places) else { return nil }
+        let (difference, overflow) = plus.subtractingReportingOverflow(less)
+        let (product, overflow2) = difference.multipliedReportingOverflow(by: times)
+        return overflow || overflow2 ? nil : written(product, places: places)
+    }
+
+    private static func total(_ texts: [String], places: Int) -> Int64? {
         var total: Int64 = 0
         for text in texts {
             guard let value = scaled(text, places: places) else { return nil }
@@ -12,7 +25,7 @@ enum HTMLDecimal {
             guard !overflow else { return nil }
             total = next
         }
-        return written(total, places: places)
+        return total
     }
 
     private static func scaled(_ text: String, places: Int) -> Int64? {

@@ -24,6 +24,7 @@ struct HTMLRows: Sendable {
     static let keys: [String: [String]] = [
         "subscriptions_monthly": ["month", "platform", "product_id"],
         "revenue_monthly": ["month", "platform", "product_id", "currency"],
+        "mrr_movements": ["month", "platform", "currency"],
         "retention_cohorts": ["cohort_month", "platform", "duration", "period"],
         "trial_conversion": ["cohort_month", "platform", "product_id"],
         "grace_recovery": ["month", "platform"],

@@ -8,6 +8,9 @@ struct HTMLSections: Sendable {
     let retention: HTMLRows
     let trials: HTMLRows
     let grace: HTMLRows
+    let mrr: HTMLRows
+    /// `--currency`: the MRR chart draws the converted amounts in it.
+    let reportingCurrency: String?
 
     init(_ tables: ReportTables) {
         let texts = Dictionary(tables.texts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -19,14 +22,16 @@ struct HTMLSections: Sendable {
         retention = rows("retention_cohorts")
         trials = rows("trial_conversion")
         grace = rows("grace_recovery")
+        mrr = rows("mrr_movements")
+        reportingCurrency = tables.reportingCurrency
     }
 
     /// The ids of every chart, in page order: the browser check expects each of them.
     static let chartIds = ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials",
-                           "chart-grace", "chart-revenue"]
+                           "chart-grace", "chart-revenue", "chart-mrr"]
 
     var all: [HTMLSection] {
-        [active, churn, movement, retentionSection, trialSection, graceSection, revenueSection]
+        [active, churn, movement, retentionSection, trialSection, graceSection, revenueSection, mrrSection]
     }
 
     /// Platform series: the total first (black, solid), then each store.

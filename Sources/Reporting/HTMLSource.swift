@@ -5,19 +5,26 @@
 ///   hyphens: `data-key-product-id`) and `data-col` (the CSV column). Exactly one CSV row has those key values.
 /// - A **sum** (`data-sum` present): the exact decimal sum of `data-col` over every CSV row whose key columns
 ///   equal the `data-key-*` given (fewer than all key columns; none means every row). Used where the page totals
-///   rows the CSV keeps apart, e.g. MRR per currency over products and platforms.
+///   rows the CSV keeps apart, e.g. MRR per currency over products and platforms. A sum may subtract another
+///   column in each row (`data-minus`: Σ (`data-col` − `data-minus`), e.g. net new MRR = mrr_end − mrr_start) and
+///   be multiplied by a whole factor (`data-times`: ARR = 12 × MRR).
 struct HTMLSource: Sendable {
     var table: String
     var key: [(column: String, value: String)]
     var column: String
     var isSum: Bool
+    /// For a sum: the column subtracted in each row.
+    var minus: String? = nil
+    /// For a sum: the whole factor it is multiplied by.
+    var times: Int? = nil
 
     static func cell(_ table: String, _ key: [(column: String, value: String)], _ column: String) -> HTMLSource {
         HTMLSource(table: table, key: key, column: column, isSum: false)
     }
 
-    static func sum(_ table: String, where key: [(column: String, value: String)], _ column: String) -> HTMLSource {
-        HTMLSource(table: table, key: key, column: column, isSum: true)
+    static func sum(_ table: String, where key: [(column: String, value: String)], _ column: String,
+                    minus: String? = nil, times: Int? = nil) -> HTMLSource {
+        HTMLSource(table: table, key: key, column: column, isSum: true, minus: minus, times: times)
     }
 
     /// The attributes, each preceded by a space.
@@ -27,6 +34,8 @@ struct HTMLSource: Sendable {
             out += " data-key-" + part.column.replacingUnderscores + "=\"" + HTMLText.escape(part.value) + "\""
         }
         out += " data-col=\"" + HTMLText.escape(column) + "\""
+        if let minus { out += " data-minus=\"" + HTMLText.escape(minus) + "\"" }
+        if let times { out += " data-times=\"\(times)\"" }
         return isSum ? out + " data-sum=\"\"" : out
     }
 }

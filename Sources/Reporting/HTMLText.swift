@@ -27,11 +27,14 @@ enum HTMLText {
         return out
     }
 
-    /// A drawing coordinate or length in SVG user units, one decimal (`12.5`), never `-0.0`.
+    /// A drawing coordinate or length in SVG user units, one decimal (`12.5`, tenths rounded half away from zero),
+    /// never `-0.0`. Built from integers: `String(format:)` was the page's largest cost (a page draws tens of
+    /// thousands of coordinates).
     static func coordinate(_ value: Double) -> String {
-        guard value.isFinite else { return "0" }
-        let text = String(format: "%.1f", value)
-        return text == "-0.0" ? "0.0" : text
+        let tenths = (value * 10).rounded()
+        guard tenths.isFinite, abs(tenths) < 1e15 else { return value.isFinite ? String(format: "%.1f", value) : "0" }
+        let magnitude = Int64(abs(tenths))
+        return (tenths < 0 ? "-" : "") + String(magnitude / 10) + "." + String(magnitude % 10)
     }
 
     /// An axis tick label: as many decimals as the tick step needs (step 0.05 → `0.15`, step 20 → `140`).

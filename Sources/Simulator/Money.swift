@@ -13,13 +13,23 @@ enum Money {
 
     /// Two decimals of a value given in units of `1 / divisor` of the major unit, rounded half away from zero.
     static func twoDecimals(_ value: Int64, divisor: Int64 = 1_000_000) -> String {
+        text(cents: cents(value, divisor: divisor))
+    }
+
+    /// Hundredths of the major unit in a value given in units of `1 / divisor` of it, rounded half away from zero.
+    static func cents(_ value: Int64, divisor: Int64) -> Int64 {
         let negative = value < 0
         let magnitude = negative ? -value : value
         // cents = round(magnitude * 100 / divisor)
         let scaled = magnitude * 100
         var cents = scaled / divisor
         if (scaled % divisor) * 2 >= divisor { cents += 1 }
-        let text = "\(cents / 100)." + (cents % 100 < 10 ? "0" : "") + "\(cents % 100)"
-        return (negative && cents != 0 ? "-" : "") + text
+        return negative ? -cents : cents
+    }
+
+    /// `cents` hundredths written with two decimals: `4.99`, `-7.96`, `0.00`.
+    static func text(cents: Int64) -> String {
+        let magnitude = cents < 0 ? -cents : cents
+        return (cents < 0 ? "-" : "") + "\(magnitude / 100)." + (magnitude % 100 < 10 ? "0" : "") + "\(magnitude % 100)"
     }
 }

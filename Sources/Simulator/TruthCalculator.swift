@@ -55,6 +55,7 @@ struct TruthCalculator {
     private var cohorts: [CohortKey: [Int: Int]] = [:]
     private var trials: [TrialKey: TrialCounts] = [:]
     private var grace: [GraceKey: GraceCounts] = [:]
+    private var movements = MRRMovementTruth()
 
     init(scenario: Scenario, durations: [String: String], monthCount: Int) {
         self.scenario = scenario
@@ -191,6 +192,21 @@ struct TruthCalculator {
             }
         }
 
+        // mrr_movements: each month, the MRR just before its start against the MRR just before its end.
+        if let firstSpell = paidSpells.first, let lastSpell = paidSpells.last {
+            func mrr(before b: Int64) -> MRRMovementTruth.MRR? {
+                guard let spell = paidSpells.first(where: { $0.start < b && b <= $0.end }),
+                      let interval = spell.intervals.last(where: { $0.start <= b - 1 && b - 1 < $0.end }),
+                      let price = periods[interval.period].priceMicros, price > 0 else { return nil }
+                return MRRMovementTruth.MRR(currency: periods[interval.period].currency,
+                                            mrr12: price * monthlyFactor(periods[interval.period].product))
+            }
+            for m in months.index(of: firstSpell.start)...min(lastMonth, months.index(of: lastSpell.end)) {
+                movements.record(month: m, platform: platform, start: mrr(before: boundary(m)), end: mrr(before: boundary(m + 1)),
+                                 paidBefore: firstSpell.start < months.starts[m])
+            }
+        }
+
         // revenue_monthly: charges and refunds.
         for p in periods where !p.trial {
             let m = months.index(of: p.start)
@@ -255,17 +271,21 @@ struct TruthCalculator {
 
     private mutating func addMRR(platform: String, period: TimelinePeriod, month: Int) {
         guard let price = period.priceMicros else { return }
-        let factor: Int64
-        switch durations[period.product] {
-        case "P1W": factor = 48
-        case "P1M": factor = 12
-        case "P2M": factor = 6
-        case "P3M": factor = 4
-        case "P6M": factor = 2
-        case "P1Y": factor = 1
-        default: factor = 12
+        revenue[RevenueKey(month: month, platform: platform, product: period.product, currency: period.currency), default: .init()].mrr12
+            += price * monthlyFactor(period.product)
+    }
+
+    /// Twelve times the months in one period of `product` is paid for, inverted: MRR × 12 = price × this.
+    private func monthlyFactor(_ product: String) -> Int64 {
+        switch durations[product] {
+        case "P1W": 48
+        case "P1M": 12
+        case "P2M": 6
+        case "P3M": 4
+        case "P6M": 2
+        case "P1Y": 1
+        default: 12
         }
-        revenue[RevenueKey(month: month, platform: platform, product: period.product, currency: period.currency), default: .init()].mrr12 += price * factor
     }
 
     private enum SpellEnd { case refund, involuntary, paused, voluntary, other }
@@ -315,7 +335,7 @@ struct TruthCalculator {
     /// Every table of cli.md, rows in the CSV's sort order.
     func tables() -> [(String, [Row])] {
         [("subscriptions_monthly", subscriptionsMonthly()), ("revenue_monthly", revenueMonthly()),
-         ("retention_cohorts", retentionCohorts()), ("trial_conversion", trialConversion()),
+         ("mrr_movements", mrrMovements()), ("retention_cohorts", retentionCohorts()), ("trial_conversion", trialConversion()),
          ("grace_recovery", graceRecovery())]
     }
 
@@ -364,6 +384,14 @@ struct TruthCalculator {
             ])
         }
         .sorted { TruthCalculator.precedes($0.0, $1.0) }.map(\.1)
+    }
+
+    private func mrrMovements() -> [Row] {
+        var productMRR: [MRRMovementTruth.Key: [Int64]] = [:]
+        for (key, sums) in revenue where key.month <= lastMonth && sums.mrr12 != 0 {
+            productMRR[MRRMovementTruth.Key(month: key.month, platform: key.platform, currency: key.currency), default: []].append(sums.mrr12)
+        }
+        return movements.rows(lastMonth: lastMonth, labels: months.labels, productMRR: productMRR)
     }
 
     /// The time the k-th renewal of a cohort was due: the start of the month after the cohort month plus

@@ -15,6 +15,7 @@ public struct MetricsEngine: Sendable {
     private var months: MonthTable
     private var subscriptions = SubscriptionAggregator()
     private var revenue = RevenueAggregator()
+    private var movements = MRRMovementAggregator()
     private var retention = RetentionAggregator()
     private var trials = TrialAggregator()
     private var grace = GraceAggregator()
@@ -28,8 +29,10 @@ public struct MetricsEngine: Sendable {
     /// Adds one subscription (or one-time purchase subject). Call once per history; order does not matter.
     public mutating func add(_ history: SubscriptionHistory) {
         let timeline = Timeline(history: history, asOf: options.asOf)
+        let priced = PricedTimeline(timeline, prices: options.prices)
         subscriptions.add(timeline, months: &months)
-        revenue.add(timeline, prices: options.prices, months: &months)
+        revenue.add(priced, prices: options.prices, months: &months)
+        movements.add(priced, months: &months)
         retention.add(timeline, prices: options.prices, months: &months)
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
@@ -37,9 +40,12 @@ public struct MetricsEngine: Sendable {
 
     /// The tables for everything added so far.
     public func finish() -> ReportTables {
-        ReportTables(
+        let revenueMonthly = revenue.rows(months: months, reportingCurrency: options.reportingCurrency, fxRates: options.fxRates)
+        return ReportTables(
             subscriptionsMonthly: subscriptions.rows(months: months),
-            revenueMonthly: revenue.rows(months: months, reportingCurrency: options.reportingCurrency, fxRates: options.fxRates),
+            revenueMonthly: revenueMonthly,
+            mrrMovements: movements.rows(months: months, revenue: revenueMonthly, reportingCurrency: options.reportingCurrency,
+                                         fxRates: options.fxRates),
             retentionCohorts: retention.rows(months: months),
             trialConversion: trials.rows(),
             graceRecovery: grace.rows(),

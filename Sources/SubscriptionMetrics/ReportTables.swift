@@ -2,17 +2,19 @@
 public struct ReportTables: Sendable, Equatable {
     public var subscriptionsMonthly: [SubscriptionsMonthlyRow]
     public var revenueMonthly: [RevenueMonthlyRow]
+    public var mrrMovements: [MRRMovementRow]
     public var retentionCohorts: [RetentionCohortRow]
     public var trialConversion: [TrialConversionRow]
     public var graceRecovery: [GraceRecoveryRow]
-    /// `--currency`: when set, revenue rows carry ``RevenueMonthlyRow/converted`` and the converted columns.
+    /// `--currency`: when set, revenue and MRR movement rows carry their `converted` amounts and columns.
     public var reportingCurrency: String?
 
     public init(subscriptionsMonthly: [SubscriptionsMonthlyRow] = [], revenueMonthly: [RevenueMonthlyRow] = [],
-                retentionCohorts: [RetentionCohortRow] = [], trialConversion: [TrialConversionRow] = [],
+                mrrMovements: [MRRMovementRow] = [], retentionCohorts: [RetentionCohortRow] = [], trialConversion: [TrialConversionRow] = [],
                 graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil) {
         self.subscriptionsMonthly = subscriptionsMonthly
         self.revenueMonthly = revenueMonthly
+        self.mrrMovements = mrrMovements
         self.retentionCohorts = retentionCohorts
         self.trialConversion = trialConversion
         self.graceRecovery = graceRecovery
@@ -27,6 +29,9 @@ public struct ReportTables: Sendable, Equatable {
             TableText(name: "revenue_monthly",
                       columns: RevenueMonthlyRow.columns + (reportingCurrency == nil ? [] : RevenueMonthlyRow.convertedColumns),
                       rows: revenueMonthly.map(\.cells)),
+            TableText(name: "mrr_movements",
+                      columns: MRRMovementRow.columns + (reportingCurrency == nil ? [] : MRRMovementRow.convertedColumns),
+                      rows: mrrMovements.map(\.cells)),
             TableText(name: "retention_cohorts", columns: RetentionCohortRow.columns, rows: retentionCohorts.map(\.cells)),
             TableText(name: "trial_conversion", columns: TrialConversionRow.columns, rows: trialConversion.map(\.cells)),
             TableText(name: "grace_recovery", columns: GraceRecoveryRow.columns, rows: graceRecovery.map(\.cells)),
@@ -35,11 +40,16 @@ public struct ReportTables: Sendable, Equatable {
 }
 
 extension ReportTables {
-    /// `YYYY-MM CUR` for every month and currency whose revenue could not be converted to the reporting
-    /// currency because the FX file has no rate for it (their `*_converted` cells are empty). Sorted, distinct.
+    /// `YYYY-MM CUR` for every month and currency whose revenue or MRR movements could not be converted to the
+    /// reporting currency because the FX file has no rate for it (their `*_converted` cells are empty). Sorted,
+    /// distinct.
     public var missingExchangeRates: [String] {
-        Set(revenueMonthly.compactMap { row in
+        let revenue = revenueMonthly.compactMap { row in
             row.converted.flatMap { $0.gross == nil ? "\(row.month) \(row.currency)" : nil }
-        }).sorted()
+        }
+        let movements = mrrMovements.compactMap { row in
+            row.converted.flatMap { $0.mrrEnd == nil ? "\(row.month) \(row.currency)" : nil }
+        }
+        return Set(revenue + movements).sorted()
     }
 }

@@ -45,7 +45,8 @@ struct RevenueAggregator: Sendable {
         return series.count - 1
     }
 
-    mutating func add(_ timeline: Timeline, prices: PriceList, months: inout MonthTable) {
+    mutating func add(_ priced: PricedTimeline, prices: PriceList, months: inout MonthTable) {
+        let timeline = priced.timeline
         let history = timeline.history
         func update(_ instant: Millis, _ series: Int, _ change: (inout Counts) -> Void) {
             guard let month = months.month(of: instant) else { return }
@@ -56,21 +57,18 @@ struct RevenueAggregator: Sendable {
             index(of: SeriesKey(platform: history.platform, productId: productId, currency: currency ?? ""))
         }
 
-        var pricedPeriods: [Int: (series: Int, micros: Int64)] = [:]
+        /// Series of each paid period (by period index), for its MRR segments.
+        var periodSeries = [Int](repeating: 0, count: history.periods.count)
         for (index, period) in history.periods.enumerated() where !period.isTrial && period.start <= timeline.asOf {
-            let currency = period.currency ?? history.currencies.first
-            let micros = currency.flatMap { currency in
-                period.priceMicros ?? prices.priceMicros(platform: history.platform, productId: period.productId, currency: currency)
-            }
-            let periodSeries = series(period.productId, currency)
-            if currency != nil, let micros { pricedPeriods[index] = (periodSeries, micros) }
-            update(period.chargedAt, periodSeries) { counts in
+            let price = priced.prices[index]
+            periodSeries[index] = series(period.productId, price.currency)
+            update(period.chargedAt, periodSeries[index]) { counts in
                 counts.transactions += 1
-                if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
+                if let micros = price.micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
-                let refund = micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
-                update(revokedAt, periodSeries) { counts in
+                let refund = price.micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
+                update(revokedAt, periodSeries[index]) { counts in
                     counts.refundedTransactions += 1
                     counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
                 }
@@ -93,16 +91,9 @@ struct RevenueAggregator: Sendable {
                 }
             }
         }
-        for spell in timeline.spells {
-            for segment in spell.segments {
-                guard let priced = pricedPeriods[segment.period] else { continue }
-                let period = history.periods[segment.period]
-                let duration = prices.duration(platform: history.platform, productId: period.productId)
-                    ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
-                let twelfths = duration.monthlyTwelfths(ofMicros: priced.micros)
-                update(segment.start, priced.series) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, twelfths) }
-                update(segment.end, priced.series) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, twelfths) }
-            }
+        for segment in priced.mrr {
+            update(segment.start, periodSeries[segment.period]) { $0.mrrTwelfthsChange = FullWidth.add($0.mrrTwelfthsChange, segment.twelfths) }
+            update(segment.end, periodSeries[segment.period]) { $0.mrrTwelfthsChange = FullWidth.subtract($0.mrrTwelfthsChange, segment.twelfths) }
         }
     }
 

@@ -50,7 +50,29 @@ struct SimulatedTruthTests {
                 \(differences.prefix(40).joined(separator: "\n"))
                 """)
             try IdentityCheck.check(csv: String(contentsOfFile: "\(out)/subscriptions_monthly.csv", encoding: .utf8))
+            try MRRIdentityCheck.check(movements: String(contentsOfFile: "\(out)/mrr_movements.csv", encoding: .utf8),
+                                       revenue: String(contentsOfFile: "\(out)/revenue_monthly.csv", encoding: .utf8))
         }
+
+        // With --currency USD and a rate for every month and currency, the converted amounts obey the identities
+        // too (mrr_start_converted is the start at this month's rate, so it is not compared across months).
+        let utc = try #require(truth.scenarios.first { $0.name == "utc" })
+        let fx = "\(directory)/fx.csv"
+        let labels = Set(utc.tables["revenue_monthly", default: []].compactMap { $0["month"] })
+        try ("month,currency,rate_to_reporting_currency\n" + labels.sorted().flatMap { month in
+            [("EUR", "1.0811"), ("GBP", "1.2673"), ("JPY", "0.0067")].map { "\(month),\($0.0),\($0.1)\n" }
+        }.joined()).write(toFile: fx, atomically: true, encoding: .utf8)
+        let out = "\(directory)/reports-usd"
+        let report = try SubledgerProcess.run(["report", "--db", database, "--out", out, "--as-of", utc.asOf, "--timezone", "UTC",
+                                               "--prices", "\(directory)/prices.csv", "--currency", "USD", "--fx-rates", fx,
+                                               "--format", "csv"], in: workspace, tag: "report-usd")
+        try #require(report.status == 0, "report failed: \(report.stderr)")
+        let movements = try String(contentsOfFile: "\(out)/mrr_movements.csv", encoding: .utf8)
+        let revenue = try String(contentsOfFile: "\(out)/revenue_monthly.csv", encoding: .utf8)
+        try MRRIdentityCheck.check(movements: movements, revenue: revenue)
+        try MRRIdentityCheck.check(movements: movements, revenue: revenue, suffix: "_converted")
+        #expect(CSVComparison.differences(table: "mrr_movements", csv: movements, expected: utc.tables["mrr_movements", default: []])
+                .allSatisfy { $0.contains("_converted") }, "the converted run changes no unconverted cell")
     }
 }
 
@@ -91,6 +113,7 @@ enum CSVComparison {
     static let keys: [String: [String]] = [
         "subscriptions_monthly": ["month", "platform", "product_id"],
         "revenue_monthly": ["month", "platform", "product_id", "currency"],
+        "mrr_movements": ["month", "platform", "currency"],
         "retention_cohorts": ["cohort_month", "platform", "duration", "period"],
         "trial_conversion": ["cohort_month", "platform", "product_id"],
         "grace_recovery": ["month", "platform"],
@@ -147,5 +170,59 @@ enum IdentityCheck {
                     "identity broken in \(row.joined(separator: ","))")
             #expect(value(churned) == reasons.map(value).reduce(0, +), "churn reasons do not add up in \(row.joined(separator: ","))")
         }
+    }
+}
+
+/// metrics.md's three identities of mrr_movements, on every row of a written `mrr_movements.csv` (amounts compared
+/// in integer cents, as written): the movements lead from `mrr_start` to `mrr_end`; `mrr_start` is the previous
+/// month's `mrr_end` of the platform and currency (0.00 without a row); `mrr_end` is the sum of
+/// `revenue_monthly.csv`'s `mrr_end` over the products of the month, platform and currency. With `suffix`
+/// `_converted`, the first and the last on the converted columns.
+enum MRRIdentityCheck {
+    static func check(movements: String, revenue: String, suffix: String = "") throws {
+        let rows = try table(movements)
+        let revenueRows = try table(revenue)
+        try #require(!rows.isEmpty, "mrr_movements.csv has no rows")
+        func cents(_ text: String?) -> Int? {
+            guard let text, !text.isEmpty else { return nil }
+            let negative = text.hasPrefix("-")
+            let parts = text.dropFirst(negative ? 1 : 0).split(separator: ".")
+            guard parts.count == 2, parts[1].count == 2, let whole = Int(parts[0]), let fraction = Int(parts[1]) else { return nil }
+            return (negative ? -1 : 1) * (whole * 100 + fraction)
+        }
+        var endByKey: [String: Int] = [:]
+        for row in rows { endByKey["\(row["month"] ?? "")/\(row["platform"] ?? "")/\(row["currency"] ?? "")"] = cents(row["mrr_end" + suffix]) }
+        var revenueByKey: [String: Int] = [:]
+        for row in revenueRows {
+            revenueByKey["\(row["month"] ?? "")/\(row["platform"] ?? "")/\(row["currency"] ?? "")", default: 0] += cents(row["mrr_end" + suffix]) ?? 0
+        }
+        for row in rows {
+            let text = ["month", "platform", "currency"].map { row[$0] ?? "" }.joined(separator: "/")
+            let amounts = ["mrr_start", "new", "expansion", "contraction", "churned", "reactivation", "mrr_end"].map { cents(row[$0 + suffix]) }
+            guard amounts.allSatisfy({ $0 != nil }) else {
+                Issue.record("\(text): an amount\(suffix) is not written with two decimals: \(row)")
+                continue
+            }
+            let a = amounts.map { $0 ?? 0 }
+            #expect(a.allSatisfy { $0 >= 0 }, "\(text): a negative amount\(suffix)")
+            #expect(a[6] == a[0] + a[1] + a[2] + a[5] - a[3] - a[4], "\(text): mrr_end\(suffix) != mrr_start + new + expansion + reactivation - contraction - churned")
+            #expect(a[6] == revenueByKey[text, default: 0], "\(text): mrr_end\(suffix) \(a[6]) != revenue_monthly's \(revenueByKey[text, default: 0])")
+            guard suffix.isEmpty, let month = row["month"] else { continue }
+            let parts = month.split(separator: "-").compactMap { Int($0) }
+            let previous = parts[0] * 12 + parts[1] - 2
+            let label = String(format: "%04d-%02d", previous / 12, previous % 12 + 1)
+            let before = endByKey["\(label)/\(row["platform"] ?? "")/\(row["currency"] ?? "")"] ?? 0
+            #expect(a[0] == before, "\(text): mrr_start \(a[0]) != the previous month's mrr_end \(before)")
+        }
+        // Every month, platform and currency with MRR in revenue_monthly has its row.
+        for (key, total) in revenueByKey where total != 0 {
+            #expect(endByKey[key] != nil, "\(key): revenue_monthly has MRR but mrr_movements has no row")
+        }
+    }
+
+    private static func table(_ csv: String) throws -> [[String: String]] {
+        let lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(lines.first)
+        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
     }
 }

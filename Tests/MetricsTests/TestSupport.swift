@@ -37,6 +37,7 @@ func tables(_ histories: [SubscriptionHistory], asOf: Millis, timeZone: String =
     for history in histories { engine.add(history) }
     let result = engine.finish()
     expectIdentity(result)
+    expectMRRIdentities(result)
     return result
 }
 
@@ -52,12 +53,51 @@ func expectIdentity(_ tables: ReportTables, sourceLocation: SourceLocation = #_s
     }
 }
 
+/// metrics.md's three mrr_movements identities, on the written cents of every row (and of the converted amounts):
+/// the movements lead from `mrr_start` to `mrr_end`; `mrr_start` is the previous month's `mrr_end` (0 without a
+/// row); `mrr_end` is the sum of revenue_monthly's `mrr_end` cells of the month, platform and currency.
+func expectMRRIdentities(_ tables: ReportTables, sourceLocation: SourceLocation = #_sourceLocation) {
+    func previous(_ month: String) -> String {
+        let parts = month.split(separator: "-").compactMap { Int($0) }
+        let number = parts[0] * 12 + parts[1] - 2
+        let monthOfYear = number % 12 + 1
+        return "\(number / 12)-" + (monthOfYear < 10 ? "0" : "") + "\(monthOfYear)"
+    }
+    for row in tables.mrrMovements {
+        let amounts = [row.mrrStart, row.new, row.expansion, row.contraction, row.churned, row.reactivation, row.mrrEnd]
+        #expect(amounts.allSatisfy { $0.cents >= 0 }, "negative amount in \(line(row))", sourceLocation: sourceLocation)
+        #expect(row.mrrEnd.cents == row.mrrStart.cents + row.new.cents + row.expansion.cents + row.reactivation.cents
+                - row.contraction.cents - row.churned.cents, "movements do not add up in \(line(row))", sourceLocation: sourceLocation)
+        let before = tables.mrrMovements.first {
+            $0.month == previous(row.month) && $0.platform == row.platform && $0.currency == row.currency
+        }
+        #expect(row.mrrStart.cents == (before?.mrrEnd.cents ?? 0), "mrr_start is not the previous mrr_end in \(line(row))",
+                sourceLocation: sourceLocation)
+        let revenue = tables.revenueMonthly.filter { $0.month == row.month && $0.platform == row.platform && $0.currency == row.currency }
+        #expect(row.mrrEnd.cents == revenue.reduce(0) { $0 + $1.mrrEnd.cents }, "mrr_end is not revenue's in \(line(row))",
+                sourceLocation: sourceLocation)
+        if let converted = row.converted, let start = converted.mrrStart?.cents, let end = converted.mrrEnd?.cents {
+            let moves = [converted.new, converted.expansion, converted.reactivation, converted.contraction, converted.churned]
+                .map { $0?.cents ?? -1 }
+            #expect(moves.allSatisfy { $0 >= 0 } && end == start + moves[0] + moves[1] + moves[2] - moves[3] - moves[4],
+                    "converted movements do not add up in \(line(row))", sourceLocation: sourceLocation)
+            #expect(end == revenue.reduce(0) { $0 + ($1.converted?.mrrEnd?.cents ?? 0) }, sourceLocation: sourceLocation)
+        }
+    }
+    // No month × platform × currency with MRR at its end lacks a row.
+    for row in tables.revenueMonthly where row.mrrEnd.units != 0 {
+        #expect(tables.mrrMovements.contains { $0.month == row.month && $0.platform == row.platform && $0.currency == row.currency },
+                "no mrr_movements row for \(line(row))", sourceLocation: sourceLocation)
+    }
+}
+
 /// A row as its CSV line (the fixtures have no fields that need quoting).
 func line(_ row: SubscriptionsMonthlyRow) -> String { row.cells.map(\.text).joined(separator: ",") }
 func line(_ row: RevenueMonthlyRow) -> String { row.cells.map(\.text).joined(separator: ",") }
 func line(_ row: RetentionCohortRow) -> String { row.cells.map(\.text).joined(separator: ",") }
 func line(_ row: TrialConversionRow) -> String { row.cells.map(\.text).joined(separator: ",") }
 func line(_ row: GraceRecoveryRow) -> String { row.cells.map(\.text).joined(separator: ",") }
+func line(_ row: MRRMovementRow) -> String { row.cells.map(\.text).joined(separator: ",") }
 
 extension ReportTables {
     func subscriptions(platform: String, product: String) -> [String] {

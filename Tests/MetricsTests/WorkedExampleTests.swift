@@ -87,6 +87,26 @@ import Testing
         ])
     }
 
+    /// examples.md's mrr_movements rows: B's March churn (at G) and reactivation (at T) cancel out, since only the
+    /// two ends of a month are compared; B's refund churns 4.99 in April; C's weekly price counts ×4.
+    @Test func mrrMovementRows() throws {
+        let result = try exampleTables()
+        #expect(result.texts.first { $0.name == "mrr_movements" }?.columns.joined(separator: ",")
+                == "month,platform,currency,mrr_start,new,expansion,contraction,churned,reactivation,mrr_end,new_count,expansion_count,contraction_count,churned_count,reactivation_count")
+        #expect(result.mrrMovements.map(line) == [
+            "2024-01,apple,JPY,0.00,480.00,0.00,0.00,0.00,0.00,480.00,1,0,0,0,0",
+            "2024-01,google,USD,0.00,4.99,0.00,0.00,0.00,0.00,4.99,1,0,0,0,0",
+            "2024-02,apple,JPY,480.00,0.00,0.00,0.00,0.00,0.00,480.00,0,0,0,0,0",
+            "2024-02,apple,USD,0.00,7.96,0.00,0.00,0.00,0.00,7.96,1,0,0,0,0",
+            "2024-02,google,USD,4.99,0.00,0.00,0.00,0.00,0.00,4.99,0,0,0,0,0",
+            "2024-03,apple,JPY,480.00,0.00,0.00,0.00,0.00,0.00,480.00,0,0,0,0,0",
+            "2024-03,apple,USD,7.96,0.00,0.00,0.00,7.96,0.00,0.00,0,0,0,1,0",
+            "2024-03,google,USD,4.99,0.00,0.00,0.00,0.00,0.00,4.99,0,0,0,0,0",
+            "2024-04,apple,JPY,480.00,0.00,0.00,0.00,480.00,0.00,0.00,0,0,0,1,0",
+            "2024-04,google,USD,4.99,0.00,0.00,0.00,4.99,0.00,0.00,0,0,0,1,0",
+        ])
+    }
+
     @Test func graceRecoveryRows() throws {
         #expect(try exampleTables().graceRecovery.map(line) == [
             "2024-02,apple,1,1,1,0,0,0,1.000000,1.000000,70.00",

@@ -18,6 +18,12 @@ import Testing
         #expect(HTMLDecimal.sum(["1e3"], places: 2) == nil)
         #expect(HTMLDecimal.sum(["1."], places: 2) == nil)
         #expect(HTMLDecimal.sum(["92233720368547758.07", "0.01"], places: 2) == nil)
+        // Net new MRR (Σ end − Σ start) and ARR (12 × MRR), exactly.
+        #expect(HTMLDecimal.sum(["4.99", "7.96"], minus: ["12.95", "0.00"], times: 1, places: 2) == "0.00")
+        #expect(HTMLDecimal.sum(["0.00"], minus: ["7.96"], times: 1, places: 2) == "-7.96")
+        #expect(HTMLDecimal.sum(["3.33", "3.34"], minus: [], times: 12, places: 2) == "80.04")
+        #expect(HTMLDecimal.sum(["4.99"], minus: [""], times: 1, places: 2) == nil)
+        #expect(HTMLDecimal.sum(["8000000000000000.00"], minus: [], times: 12, places: 2) == nil)
     }
 
     @Test func escaping() {
@@ -28,6 +34,8 @@ import Testing
                 == #" data-table="revenue_monthly" data-key-product-id="a&quot;b" data-col="gross""#)
         #expect(HTMLSource.sum("revenue_monthly", where: [], "mrr_end").attributes
                 == #" data-table="revenue_monthly" data-col="mrr_end" data-sum="""#)
+        #expect(HTMLSource.sum("mrr_movements", where: [("month", "2024-03")], "mrr_end", minus: "mrr_start", times: 12).attributes
+                == #" data-table="mrr_movements" data-key-month="2024-03" data-col="mrr_end" data-minus="mrr_start" data-times="12" data-sum="""#)
     }
 
     /// Axes start and end on round numbers, include zero, and count in whole steps for counts.
@@ -44,12 +52,43 @@ import Testing
         #expect(HTMLText.tick(0.15000000000000002, step: 0.05) == "0.15")
         #expect(HTMLText.tick(-0.0, step: 0.1) == "0.0")
         #expect(HTMLText.tick(20000, step: 5000) == "20000")
+        #expect(HTMLText.coordinate(12.5) == "12.5" && HTMLText.coordinate(7) == "7.0" && HTMLText.coordinate(0.04) == "0.0")
+        #expect(HTMLText.coordinate(-0.04) == "0.0" && HTMLText.coordinate(-3.26) == "-3.3" && HTMLText.coordinate(999.96) == "1000.0")
+        #expect(HTMLText.coordinate(.nan) == "0" && HTMLText.coordinate(.infinity) == "0" && HTMLText.coordinate(1e300) == String(format: "%.1f", 1e300))
     }
 
     /// Gaps between months draw as months (zero revenue), not squeezed out.
     @Test func monthRanges() {
         #expect(HTMLSections.monthRange(["2024-02", "2023-11"]) == ["2023-11", "2023-12", "2024-01", "2024-02"])
         #expect(HTMLSections.monthRange(["2024-02", "garbage"]) == ["2024-02", "garbage"])
+    }
+
+    /// A waterfall month: seven bars (start, five steps, end), each step floating from where the last one ended,
+    /// each with its CSV text on hover; a month without figures draws nothing.
+    @Test func waterfallSteps() throws {
+        func point(_ value: Double) -> HTMLPoint { HTMLPoint(value: value, hover: String(format: "%.2f", value) + " USD") }
+        let chart = HTMLWaterfall(
+            id: "w", title: "t", summary: "s", yLabel: "MRR", startName: "MRR at start", endName: "MRR at end",
+            steps: [.init(name: "new", style: HTMLStyle(HTMLStyle.green), adds: true),
+                    .init(name: "churned", style: HTMLStyle(HTMLStyle.vermillion, pattern: .hatch), adds: false)],
+            categories: ["2024-01", "2024-02"],
+            months: [HTMLWaterfall.Month(start: point(10), steps: [point(6), point(4)], end: point(12)), nil])
+        let svg = chart.svg()
+        let bars = svg.components(separatedBy: "<rect x=").dropFirst().filter { $0.contains("<title>") }
+        #expect(bars.count == 4)
+        #expect(bars.map { String($0[$0.range(of: "<title>")!.upperBound...].prefix { $0 != "<" }) } == [
+            "2024-01 · MRR at start: 10.00 USD", "2024-01 · new: 6.00 USD", "2024-01 · churned: 4.00 USD", "2024-01 · MRR at end: 12.00 USD",
+        ])
+        func attribute(_ bar: String, _ name: String) throws -> Double {
+            let start = try #require(bar.range(of: " \(name)=\"")).upperBound
+            return try #require(Double(bar[start...].prefix { $0 != "\"" }))
+        }
+        // new runs from 10 up to 16, churned from 16 down to 12: its top is new's top, its bottom the end bar's top.
+        let (start, new, churned, end) = (bars[0], bars[1], bars[2], bars[3])
+        #expect(abs(try attribute(new, "y") + attribute(new, "height") - attribute(start, "y")) < 0.11)
+        #expect(try attribute(churned, "y") == attribute(new, "y"))
+        #expect(abs(try attribute(churned, "y") + attribute(churned, "height") - attribute(end, "y")) < 0.11)
+        #expect(svg.contains("url(#w-p2)"))
     }
 
     @Test func heatMapColours() {

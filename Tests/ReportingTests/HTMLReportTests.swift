@@ -216,7 +216,13 @@ private func expectedText(_ figure: PageFigure, _ tables: [TableText]) -> String
     }
     let rows = table.rows.filter { row in key.allSatisfy { row[$0.0].text == $0.1 } }
     if figure.attributes["data-sum"] != nil {
-        let total = rows.reduce(Decimal(0)) { $0 + (Decimal(string: $1[position].text) ?? .nan) }
+        // Σ (data-col − data-minus) × data-times, exactly.
+        let minus = figure.attributes["data-minus"].map { table.columns.firstIndex(of: $0) ?? -1 }
+        let times = Decimal(string: figure.attributes["data-times"] ?? "1") ?? .nan
+        let total = rows.reduce(Decimal(0)) { sum, row in
+            let less = minus.map { $0 < 0 ? Decimal.nan : Decimal(string: row[$0].text) ?? .nan } ?? 0
+            return sum + (Decimal(string: row[position].text) ?? .nan) - less
+        } * times
         return Decimal(string: figure.text) == total ? figure.text : "sum \(total)"
     }
     guard rows.count == 1, key.count == HTMLKeyCount.of(name) else { return nil }
@@ -226,7 +232,8 @@ private func expectedText(_ figure: PageFigure, _ tables: [TableText]) -> String
 /// How many key columns each table has (cli.md: rows are sorted by their key columns).
 private enum HTMLKeyCount {
     static func of(_ table: String) -> Int {
-        ["subscriptions_monthly": 3, "revenue_monthly": 4, "retention_cohorts": 4, "trial_conversion": 3, "grace_recovery": 2][table] ?? -1
+        ["subscriptions_monthly": 3, "revenue_monthly": 4, "mrr_movements": 3, "retention_cohorts": 4, "trial_conversion": 3,
+         "grace_recovery": 2][table] ?? -1
     }
 }
 
@@ -253,18 +260,22 @@ private enum HTMLKeyCount {
             #expect(expected == figure.text, "\(figure.attributes) shows \(figure.text)")
         }
         let tagged = Set(figures.compactMap { $0.attributes["data-table"] })
-        #expect(tagged == ["subscriptions_monthly", "revenue_monthly", "retention_cohorts", "trial_conversion", "grace_recovery"])
+        #expect(tagged == ["subscriptions_monthly", "revenue_monthly", "mrr_movements", "retention_cohorts", "trial_conversion",
+                           "grace_recovery"])
         // Every retention rate and every grace row is on the page (their charts show the whole table).
         #expect(figures.filter { $0.attributes["data-col"] == "retention_rate" && $0.attributes["data-table"] == "retention_cohorts" }.count
                 == tables.retentionCohorts.count)
         #expect(figures.filter { $0.attributes["data-col"] == "recovery_rate" && $0.attributes["data-table"] == "grace_recovery"
                 && $0.attributes["data-key-month"] != nil }.count >= tables.graceRecovery.count)
+        // Every mrr_movements row's amounts and counts are in the MRR chart's tables.
+        #expect(figures.filter { $0.attributes["data-table"] == "mrr_movements" && $0.attributes["data-sum"] == nil }.count
+                == tables.mrrMovements.count * 12)
     }
 
     @Test func everyChartIsPresentWithAnSVG() throws {
         let (html, _) = try samplePage()
         #expect(HTMLReport.chartIds == ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials",
-                                        "chart-grace", "chart-revenue"])
+                                        "chart-grace", "chart-revenue", "chart-mrr"])
         let sections = html.components(separatedBy: "<section class=\"chart\" id=\"").dropFirst()
         #expect(sections.map { String($0.prefix { $0 != "\"" }) } == HTMLReport.chartIds)
         for section in sections {
@@ -276,6 +287,9 @@ private enum HTMLKeyCount {
         #expect(html.components(separatedBy: "aria-labelledby=\"chart-retention-svg").count - 1 == 6)
         #expect(html.components(separatedBy: "aria-labelledby=\"chart-revenue-svg-").count - 1 == 3)
         #expect(html.contains("<h3>Revenue in EUR</h3>") && html.contains("<h3>Revenue in JPY</h3>") && html.contains("<h3>Revenue in USD</h3>"))
+        // A waterfall per platform and currency: two stores × three currencies.
+        #expect(html.components(separatedBy: "aria-labelledby=\"chart-mrr-svg-").count - 1 == 6)
+        #expect(html.contains("<h3>MRR movements, apple, EUR</h3>") && html.contains("<h3>MRR movements, google, USD</h3>"))
     }
 
     /// A product id with markup characters appears escaped everywhere (tables, hover titles, legends).
@@ -338,12 +352,20 @@ private enum HTMLKeyCount {
             "active_end all  2",
             "mrr_end  JPY 480.00",
             "mrr_end  USD 4.99",
+            "mrr_end  JPY 5760.00",
+            "mrr_end  USD 59.88",
+            "mrr_end  JPY 0.00",
+            "mrr_end  USD -7.96",
             "churn_rate all  0.666667",
             "net_churn_rate all  0.333333",
             "recovery_rate apple  ",
         ])
         #expect(html.contains("<dt>Trial conversion (trials started this month)</dt><dd class=\"none\">none this month</dd>"))
         for figure in headline { #expect(expectedText(figure, tables.texts) == figure.text) }
+        // ARR is 12 × MRR; net new MRR is mrr_movements' mrr_end − mrr_start: C's weekly 7.96 USD churned in March.
+        #expect(headline.filter { $0.attributes["data-times"] == "12" }.map { $0.attributes["data-table"] ?? "" } == ["revenue_monthly", "revenue_monthly"])
+        #expect(headline.filter { $0.attributes["data-minus"] == "mrr_start" }.map { $0.attributes["data-table"] ?? "" } == ["mrr_movements", "mrr_movements"])
+        #expect(html.contains("<dt>Net new MRR (end − start)</dt>"))
         // Hover titles carry the CSV text too.
         #expect(html.contains("<title>2024-03 · churn rate: 0.666667</title>"))
         #expect(html.contains("<title>2024-03 · involuntary: 2</title>"))
@@ -353,6 +375,36 @@ private enum HTMLKeyCount {
         }
         #expect(usdMarch.map(\.text) == ["6.98"])
         #expect(usdMarch.first?.attributes["data-sum"] != nil)
+    }
+
+    /// With `--currency USD --fx-rates`: a waterfall per platform in USD (the converted cells summed over the
+    /// platform's currencies), and the headline's MRR, ARR and net new MRR also over every currency in USD. In
+    /// April both subscriptions churn: 480 JPY × 0.0065 = 3.12 and 4.99 USD, so net new MRR is −8.11 USD.
+    @Test func convertedWaterfallPerPlatform() throws {
+        let fx = try FXRates(csv: """
+            month,currency,rate_to_reporting_currency
+            2024-01,JPY,0.0068
+            2024-02,JPY,0.0067
+            2024-03,JPY,0.0066
+            2024-04,JPY,0.0065
+            """)
+        var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
+                                                          reportingCurrency: "USD", fxRates: fx))
+        for history in WorkedExample.histories { engine.add(history) }
+        let tables = engine.finish()
+        let html = HTMLReport.render(tables, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        #expect(html.components(separatedBy: "aria-labelledby=\"chart-mrr-svg-").count - 1 == 2)
+        #expect(html.contains("<h3>MRR movements, apple in USD</h3>") && html.contains("<h3>MRR movements, google in USD</h3>"))
+        let figures = pageFigures(html)
+        for figure in figures { #expect(expectedText(figure, tables.texts) == figure.text, "\(figure.attributes) shows \(figure.text)") }
+        let churned = figures.filter { $0.attributes["data-col"] == "churned_converted" && $0.attributes["data-key-month"] == "2024-04" }
+        #expect(churned.map { "\($0.attributes["data-key-platform"] ?? "") \($0.text)" } == ["apple 3.12", "google 4.99"])
+        let start = try #require(html.range(of: "id=\"headline\""))
+        let headline = pageFigures(html[start.lowerBound...].components(separatedBy: "</section>")[0])
+        #expect(headline.filter { $0.attributes["data-key-currency"] == nil && $0.attributes["data-table"] == "mrr_movements" }
+            .map { "\($0.attributes["data-col"] ?? "") \($0.attributes["data-minus"] ?? "") \($0.attributes["data-times"] ?? "") \($0.text)" }
+                == ["mrr_end_converted   0.00", "mrr_end_converted  12 0.00", "mrr_end_converted mrr_start_converted  -8.11"])
+        #expect(html.contains("<span class=\"what\">all in USD</span>"))
     }
 
     /// A month is complete once its last millisecond is at or before the (inclusive) as-of time, in the reporting
@@ -376,7 +428,8 @@ private enum HTMLKeyCount {
         let start = try #require(april.range(of: "id=\"headline\""))
         let figures = pageFigures(april[start.lowerBound...].components(separatedBy: "</section>")[0])
         #expect(figures.map { "\($0.attributes["data-col"] ?? "") \($0.attributes["data-key-currency"] ?? "") \($0.text)" }
-                == ["active_end  0", "mrr_end USD 0.00", "churn_rate  1.000000", "net_churn_rate  1.000000"])
+                == ["active_end  0", "mrr_end USD 0.00", "mrr_end USD 0.00", "mrr_end JPY -480.00", "mrr_end USD -4.99",
+                    "churn_rate  1.000000", "net_churn_rate  1.000000"])
         #expect(april.contains("<dt>Billing-issue recovery rate</dt><dd class=\"none\">none this month</dd>"))
         #expect(month(at(2023, 12, 31), Self.zone) == "none")
     }

@@ -39,11 +39,12 @@ private let ingest = IngestStatistics(
 @Suite struct CSVReportTests {
     @Test func filesInCLIOrderWithHeaders() throws {
         let files = CSVReport.files(try sampleTables())
-        #expect(files.map(\.name) == ["subscriptions_monthly.csv", "revenue_monthly.csv", "retention_cohorts.csv",
-                                      "trial_conversion.csv", "grace_recovery.csv"])
+        #expect(files.map(\.name) == ["subscriptions_monthly.csv", "revenue_monthly.csv", "mrr_movements.csv",
+                                      "retention_cohorts.csv", "trial_conversion.csv", "grace_recovery.csv"])
         #expect(files.map { $0.contents.prefix { $0 != "\n" } } == [
             "month,platform,product_id,active_start,new,reactivated,product_changes_in,product_changes_out,churned,churned_voluntary,churned_involuntary,churned_refund,churned_paused,churned_other,active_end,churn_rate,net_churn_rate,active_trials_end",
             "month,platform,product_id,currency,gross,refunds,net,transactions,refunded_transactions,unpriced_transactions,mrr_end",
+            "month,platform,currency,mrr_start,new,expansion,contraction,churned,reactivation,mrr_end,new_count,expansion_count,contraction_count,churned_count,reactivation_count",
             "cohort_month,platform,duration,cohort_size,period,retained,retention_rate,complete",
             "cohort_month,platform,product_id,trials,converted,abandoned,pending,conversion_rate",
             "month,platform,episodes,with_grace,recovered_in_grace,recovered_in_retry,lost,open,recovery_rate,grace_recovery_rate,median_hours_to_recover",
@@ -61,7 +62,16 @@ private let ingest = IngestStatistics(
             2024-02,google,monthly,EUR,0.00,4.99,-4.99,0,1,0,0.00
 
             """#)
-        #expect(files[4].contents.hasSuffix("\n2024-01,google,1,0,0,0,0,1,,,\n"))
+        #expect(files[5].contents.hasSuffix("\n2024-01,google,1,0,0,0,0,1,,,\n"))
+        // 59.99 a year is 4.999166... a month: 5.00, the same figure in both tables.
+        #expect(files[2].contents == """
+            month,platform,currency,mrr_start,new,expansion,contraction,churned,reactivation,mrr_end,new_count,expansion_count,contraction_count,churned_count,reactivation_count
+            2024-01,apple,USD,0.00,5.00,0.00,0.00,0.00,0.00,5.00,1,0,0,0,0
+            2024-01,google,EUR,0.00,4.99,0.00,0.00,0.00,0.00,4.99,1,0,0,0,0
+            2024-02,apple,USD,5.00,0.00,0.00,0.00,0.00,0.00,5.00,0,0,0,0,0
+            2024-02,google,EUR,4.99,0.00,0.00,0.00,4.99,0.00,0.00,0,0,0,1,0
+
+            """)
     }
 }
 
@@ -85,6 +95,16 @@ private let ingest = IngestStatistics(
         #expect(text.contains(#"""
             {"month":"2024-01","platform":"apple","product_id":"pro, \"yearly\"","currency":"USD","gross":59.99,"refunds":0.00,"net":59.99,"transactions":1,"refunded_transactions":0,"unpriced_transactions":0,"mrr_end":5.00,"gross_converted":null,"refunds_converted":null,"net_converted":null,"mrr_end_converted":null}
             """#))
+        // mrr_movements follows revenue_monthly (cli.md's order), converted columns after the counts.
+        #expect(text.contains(#"""
+              "mrr_movements": [
+                {"month":"2024-01","platform":"apple","currency":"USD","mrr_start":0.00,"new":5.00,"expansion":0.00,"contraction":0.00,"churned":0.00,"reactivation":0.00,"mrr_end":5.00,"new_count":1,"expansion_count":0,"contraction_count":0,"churned_count":0,"reactivation_count":0,"mrr_start_converted":null,"new_converted":null,"expansion_converted":null,"contraction_converted":null,"churned_converted":null,"reactivation_converted":null,"mrr_end_converted":null},
+                {"month":"2024-01","platform":"google","currency":"EUR","mrr_start":0.00,"new":4.99,"expansion":0.00,"contraction":0.00,"churned":0.00,"reactivation":0.00,"mrr_end":4.99,"new_count":1,"expansion_count":0,"contraction_count":0,"churned_count":0,"reactivation_count":0,"mrr_start_converted":0.00,"new_converted":4.99,"expansion_converted":0.00,"contraction_converted":0.00,"churned_converted":0.00,"reactivation_converted":0.00,"mrr_end_converted":4.99},
+                {"month":"2024-02","platform":"apple","currency":"USD","mrr_start":5.00,"new":0.00,"expansion":0.00,"contraction":0.00,"churned":0.00,"reactivation":0.00,"mrr_end":5.00,"new_count":0,"expansion_count":0,"contraction_count":0,"churned_count":0,"reactivation_count":0,"mrr_start_converted":null,"new_converted":null,"expansion_converted":null,"contraction_converted":null,"churned_converted":null,"reactivation_converted":null,"mrr_end_converted":null},
+                {"month":"2024-02","platform":"google","currency":"EUR","mrr_start":4.99,"new":0.00,"expansion":0.00,"contraction":0.00,"churned":4.99,"reactivation":0.00,"mrr_end":0.00,"new_count":0,"expansion_count":0,"contraction_count":0,"churned_count":1,"reactivation_count":0,"mrr_start_converted":4.99,"new_converted":0.00,"expansion_converted":0.00,"contraction_converted":0.00,"churned_converted":4.99,"reactivation_converted":0.00,"mrr_end_converted":0.00}
+              ],
+              "retention_cohorts": [
+            """#))
         #expect(text.contains(#"""
               "trial_conversion": [],
               "grace_recovery": [
@@ -96,7 +116,7 @@ private let ingest = IngestStatistics(
         #expect(text.contains("\"complete\":false"))
         // It is JSON: Foundation's parser accepts it and sees every table.
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        #expect(object?.keys.sorted() == ["as_of", "generated_by", "grace_recovery", "ingest", "retention_cohorts",
+        #expect(object?.keys.sorted() == ["as_of", "generated_by", "grace_recovery", "ingest", "mrr_movements", "retention_cohorts",
                                           "revenue_monthly", "subscriptions_monthly", "timezone", "trial_conversion"])
     }
 

@@ -99,6 +99,49 @@ struct ExampleTruthTests {
         #expect(t["revenue_monthly"] == Array(expected.dropFirst()))
     }
 
+    /// B's March churn at G and reactivation at T cancel out (only the two ends of a month compare), B's refund
+    /// churns 4.99 in April, C's weekly price counts ×4; each mrr_end is the sum of revenue_monthly's.
+    @Test func mrrMovements() {
+        let t = ExampleTruthTests.tables()
+        let expected = ExampleTruthTests.csv("""
+        month,platform,currency,mrr_start,new,expansion,contraction,churned,reactivation,mrr_end,new_count,expansion_count,contraction_count,churned_count,reactivation_count
+        2024-01,apple,JPY,0.00,480.00,0.00,0.00,0.00,0.00,480.00,1,0,0,0,0
+        2024-01,google,USD,0.00,4.99,0.00,0.00,0.00,0.00,4.99,1,0,0,0,0
+        2024-02,apple,JPY,480.00,0.00,0.00,0.00,0.00,0.00,480.00,0,0,0,0,0
+        2024-02,apple,USD,0.00,7.96,0.00,0.00,0.00,0.00,7.96,1,0,0,0,0
+        2024-02,google,USD,4.99,0.00,0.00,0.00,0.00,0.00,4.99,0,0,0,0,0
+        2024-03,apple,JPY,480.00,0.00,0.00,0.00,0.00,0.00,480.00,0,0,0,0,0
+        2024-03,apple,USD,7.96,0.00,0.00,0.00,7.96,0.00,0.00,0,0,0,1,0
+        2024-03,google,USD,4.99,0.00,0.00,0.00,0.00,0.00,4.99,0,0,0,0,0
+        2024-04,apple,JPY,480.00,0.00,0.00,0.00,480.00,0.00,0.00,0,0,0,1,0
+        2024-04,google,USD,4.99,0.00,0.00,0.00,4.99,0.00,0.00,0,0,0,1,0
+        """)
+        #expect(t["mrr_movements.header"] == [expected[0]])
+        #expect(t["mrr_movements"] == Array(expected.dropFirst()))
+    }
+
+    /// DESIGN.md's rounding of mrr_movements, as the simulator implements it: the written ends are the sums of
+    /// rounded product cells, and the cents left over go to the largest movement, or, with no movement to take
+    /// them, to expansion / contraction.
+    @Test func movementRoundingAddsUp() {
+        // 6.665 → 6.67 at the end, 3.33 at the start: new 3.3325 is written 3.34.
+        #expect(MRRMovementTruth.addingUp([333, 0, 0, 0, 0], exact: [39_990_000, 0, 0, 0, 0], counts: [1, 0, 0, 0, 0], to: 334)
+                == [334, 0, 0, 0, 0])
+        // A churn of 2.00 and a new of 5.00 where 1 cent more is needed: the new (larger) takes it.
+        #expect(MRRMovementTruth.addingUp([500, 0, 0, 200, 0], exact: [60_000_000, 0, 0, 24_000_000, 0], counts: [1, 0, 0, 1, 0], to: 301)
+                == [501, 0, 0, 200, 0])
+        // 2 cents fewer: the churn, the larger, takes both.
+        #expect(MRRMovementTruth.addingUp([1, 0, 0, 200, 0], exact: [120_000, 0, 0, 24_000_000, 0], counts: [1, 0, 0, 1, 0], to: -201)
+                == [1, 0, 0, 202, 0])
+        // 2 cents more, the larger a churn of 0.012 written 0.01: it gives its cent (never below zero), the new
+        // of 0.008 takes the other.
+        #expect(MRRMovementTruth.addingUp([1, 0, 0, 1, 0], exact: [96_000, 0, 0, 144_000, 0], counts: [1, 0, 0, 1, 0], to: 2)
+                == [2, 0, 0, 0, 0])
+        // No movement at all: a cent down is contraction, a cent up expansion.
+        #expect(MRRMovementTruth.addingUp([0, 0, 0, 0, 0], exact: [0, 0, 0, 0, 0], counts: [0, 0, 0, 0, 0], to: -1) == [0, 0, 1, 0, 0])
+        #expect(MRRMovementTruth.addingUp([0, 0, 0, 0, 0], exact: [0, 0, 0, 0, 0], counts: [0, 0, 0, 0, 0], to: 1) == [0, 1, 0, 0, 0])
+    }
+
     @Test func graceRecovery() {
         let t = ExampleTruthTests.tables()
         let expected = ExampleTruthTests.csv("""
