@@ -9,7 +9,7 @@ import Glibc
 /// `subledger reprocess` as users call it: the ledger is the system of record (inputs.md, "Rebuildable").
 @Suite(.serialized)
 struct ReprocessProcessTests {
-    static let reportFiles = ["subscriptions_monthly.csv", "revenue_monthly.csv", "retention_cohorts.csv",
+    static let reportFiles = ["subscriptions_monthly.csv", "revenue_monthly.csv", "mrr_movements.csv", "retention_cohorts.csv",
                               "trial_conversion.csv", "grace_recovery.csv", "summary.json", "report.html"]
 
     /// Expects every report file of `first` and `second` (folders in `workspace`) to be byte-identical.
