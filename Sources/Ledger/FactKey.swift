@@ -9,7 +9,7 @@ import Facts
 public struct FactKey: Sendable, Hashable {
     /// The version of how facts are keyed and stored: raised whenever a change would store some fact
     /// differently, so that ledgers made before it are reprocessed.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// The key's 16 bytes, as the `fact_key` column stores them.
     public let bytes: [UInt8]
@@ -32,14 +32,42 @@ public struct FactKey: Sendable, Hashable {
     }
 }
 
-/// A fact with its ledger key. Ingest computes keys on its worker threads, so that the one thread writing the
-/// ledger only writes.
+/// A fact with its ledger key and bucket. Ingest computes both on its worker threads, so that the one thread
+/// writing the ledger only writes.
 public struct KeyedFact: Sendable {
     public let fact: Fact
     public let key: FactKey
+    public let bucket: Int
 
     public init(_ fact: Fact) {
         self.fact = fact
         self.key = FactKey(fact)
+        self.bucket = LedgerBucket.of(platform: fact.platform.rawValue, subject: fact.subject)
+    }
+}
+
+/// Where a subject's rows live: a stable hash of (platform, subject) into `0..<count` (ledger.md, "Bucket").
+/// Report slices read ranges of buckets; a distributed database places rows by it. A Google chain of linked
+/// tokens spans the buckets of its tokens, and a slice takes a whole chain when the bucket of its first token
+/// is in the slice's range. FNV-1a (64 bits): the same value on every machine and in every release, unlike
+/// Swift's seeded `Hasher`.
+public enum LedgerBucket {
+    public static let count = 1024
+
+    public static func of(platform: String, subject: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        for byte in platform.utf8 { mix(byte) }
+        mix(0)
+        for byte in subject.utf8 { mix(byte) }
+        return Int(hash % UInt64(count))
+    }
+
+    /// The buckets of slice `slice` (1-based) of `slices`: contiguous ranges that cover `0..<count` once.
+    public static func range(slice: Int, of slices: Int) -> ClosedRange<Int> {
+        (count * (slice - 1) / slices)...(count * slice / slices - 1)
     }
 }

@@ -34,7 +34,7 @@ struct LedgerMigration: Sendable {
 /// Every schema step, oldest first. A ledger written by the release before migrations existed (`PRAGMA
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
-    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factRecords, fileLeases]
+    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factsV2, fileLeases]
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
     static var baseline: String { v3Tables.name }
@@ -171,18 +171,44 @@ enum LedgerMigrations {
         "CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)",
     ] }
 
-        /// File claims of a ledger shared by several ingests (PostgreSQL): the process reading a file and until when
+    /// File claims of a ledger shared by several ingests (PostgreSQL): the process reading a file and until when
     /// its claim holds unless renewed. An embedded ledger has one writer and leaves them NULL.
     static let fileLeases = LedgerMigration(name: "006-file-leases") { _ in [
         "ALTER TABLE files ADD COLUMN lease_owner TEXT",
         "ALTER TABLE files ADD COLUMN lease_until BIGINT",
     ] }
 
-    /// Provenance from a fact to a record: the dedup key of the record that stated it first (earliest
-    /// `observed_at`, then smallest key: any order of ingest gives the same one). NULL for facts made before this
-    /// step, which a reprocess rebuilds anyway.
-    static let factRecords = LedgerMigration(name: "005-fact-records") { _ in [
-        "ALTER TABLE facts ADD COLUMN record TEXT",
+    /// Facts v2: the fact names the record that stated it first (`record`: earliest `observed_at`, then
+    /// smallest dedup key, so that any order of ingest gives the same one), and every fact and record carries its
+    /// `bucket` (``LedgerBucket``, a stable hash of platform and subject into 0..<1024) leading the facts' primary
+    /// key, so that a report slice reads a range of buckets and a distributed database places rows by it. The
+    /// facts of an older ledger are dropped: its records have no payload either, and a reprocess rebuilds both.
+    /// Links get an index of their own: every report reads them all to join Google chains.
+    static let factsV2 = LedgerMigration(name: "005-facts-v2") { _ in [
+        "DROP TABLE facts",
+        """
+        CREATE TABLE facts (
+            bucket          BIGINT  NOT NULL,
+            platform        TEXT    NOT NULL,
+            subject         TEXT    NOT NULL,
+            fact_key        BLOB    NOT NULL,
+            kind            TEXT    NOT NULL,
+            at              BIGINT  NOT NULL,
+            observed_at     BIGINT  NOT NULL,
+            ref             TEXT,
+            detail          TEXT,
+            product_id      TEXT,
+            end_at          BIGINT,
+            amount_micros   BIGINT,
+            currency        TEXT,
+            flags           BIGINT  NOT NULL,
+            record          TEXT,
+            PRIMARY KEY (bucket, platform, subject, fact_key)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX facts_links ON facts (platform, subject, ref) WHERE kind = 'link'",
+        "ALTER TABLE records ADD COLUMN bucket BIGINT NOT NULL DEFAULT 0",
+        "CREATE INDEX records_by_bucket ON records (bucket)",
     ] }
 }
 

@@ -105,8 +105,8 @@ enum LedgerSchema {
     /// lookup of the key instead of a SELECT and then an INSERT.
     static let insertRecord = """
         INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
-            dictionary, rules_version)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            dictionary, rules_version, bucket)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (dedup_key) DO NOTHING
         """
 
@@ -129,9 +129,9 @@ enum LedgerSchema {
     /// (the one of that earliest statement; of several, the smallest dedup key), whatever the order of ingest.
     static let insertFact = """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
-            amount_micros, currency, flags, record)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (platform, subject, fact_key) DO UPDATE SET
+            amount_micros, currency, flags, record, bucket)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (bucket, platform, subject, fact_key) DO UPDATE SET
             observed_at = excluded.observed_at, record = excluded.record
         WHERE excluded.observed_at < facts.observed_at
             OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))
@@ -229,26 +229,42 @@ enum LedgerSchema {
         GROUP BY platform, subject ORDER BY platform, subject
         """
 
-    /// Subject → first subject of its chain, for the duration of one scan (a TEMP table is per connection, and
-    /// an unqualified name finds it first in both engines).
+    /// Subject → first subject of its chain (the first subject included, as its own root), with both buckets,
+    /// for the duration of one scan (a TEMP table is per connection, and an unqualified name finds it first in
+    /// both engines).
     static let createChainRoots = """
         CREATE TEMP TABLE IF NOT EXISTS chain_roots (
-            platform TEXT NOT NULL, subject TEXT NOT NULL, root TEXT NOT NULL, PRIMARY KEY (platform, subject)
+            platform TEXT NOT NULL, subject TEXT NOT NULL, bucket BIGINT NOT NULL, root TEXT NOT NULL,
+            root_bucket BIGINT NOT NULL, PRIMARY KEY (platform, subject)
         )
         """
 
     static let clearChainRoots = "DELETE FROM chain_roots"
 
-    static let insertChainRoot = "INSERT INTO chain_roots (platform, subject, root) VALUES (?, ?, ?)"
+    static let insertChainRoot = """
+        INSERT INTO chain_roots (platform, subject, bucket, root, root_bucket) VALUES (?, ?, ?, ?, ?)
+        """
 
-    /// Every fact, grouped by subscription (chain root), in the order history builders expect. The tail of the
-    /// ORDER BY makes the order total, so the same ledger always yields the same sequence.
-    static let factsBySubscription = """
-        SELECT f.platform, COALESCE(r.root, f.subject) AS subscription, f.subject, f.kind, f.at, f.observed_at,
-            f.ref, f.detail, f.product_id, f.end_at, f.amount_micros, f.currency, f.flags
+    /// The facts of the subjects in a bucket range that belong to no chain, a subject after another in
+    /// primary-key order (so an embedded ledger reads them without sorting); the subject is the subscription.
+    static let unchainedFacts = """
+        SELECT f.platform, f.subject, f.subject, f.kind, f.at, f.observed_at, f.ref, f.detail, f.product_id,
+            f.end_at, f.amount_micros, f.currency, f.flags
         FROM facts f
-        LEFT JOIN chain_roots r ON r.platform = f.platform AND r.subject = f.subject
-        ORDER BY f.platform, subscription, f.at, f.kind, f.observed_at, f.ref, f.fact_key
+        WHERE f.bucket BETWEEN ? AND ?
+            AND NOT EXISTS (SELECT 1 FROM chain_roots r WHERE r.platform = f.platform AND r.subject = f.subject)
+        ORDER BY f.bucket, f.platform, f.subject
+        """
+
+    /// The facts of the chains whose first subject is in a bucket range, a chain after another; the chain's
+    /// first subject is the subscription.
+    static let chainedFacts = """
+        SELECT f.platform, r.root, f.subject, f.kind, f.at, f.observed_at, f.ref, f.detail, f.product_id,
+            f.end_at, f.amount_micros, f.currency, f.flags
+        FROM chain_roots r
+        JOIN facts f ON f.bucket = r.bucket AND f.platform = r.platform AND f.subject = r.subject
+        WHERE r.root_bucket BETWEEN ? AND ?
+        ORDER BY r.platform, r.root
         """
 
     // MARK: provenance
@@ -273,11 +289,12 @@ enum LedgerSchema {
         FROM facts WHERE record = ? ORDER BY platform, subject, at, kind, observed_at, ref, fact_key
         """
 
-    /// The facts of one subject, in the order history builders read them.
+    /// The facts of one subject (in the bucket it has on either platform), in the order history builders read
+    /// them.
     static let factsOfSubject = """
         SELECT platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros, currency,
             flags, record
-        FROM facts WHERE subject = ? ORDER BY platform, subject, at, kind, observed_at, ref, fact_key
+        FROM facts WHERE bucket IN (?, ?) AND subject = ? ORDER BY platform, subject, at, kind, observed_at, ref, fact_key
         """
 
     // MARK: digest
@@ -289,7 +306,9 @@ enum LedgerSchema {
         """
 
     /// In primary-key order: no sort, and total even if two subjects shared a key.
-    static let digestFacts = "SELECT fact_key, observed_at, record FROM facts ORDER BY platform, subject, fact_key"
+    static let digestFacts = """
+        SELECT fact_key, observed_at, record FROM facts ORDER BY bucket, platform, subject, fact_key
+        """
 
     static let digestQuarantine = "SELECT key, reason, detail FROM quarantine ORDER BY key"
 }

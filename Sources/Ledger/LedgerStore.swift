@@ -92,10 +92,12 @@ public protocol LedgerStore: AnyObject {
     func countsBySource() throws(LedgerError) -> [SourceCount]
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
-    /// Streams every subscription: facts grouped by (platform, subscription id), in that order, with Google
-    /// chains (``Fact/Kind/link``) joined under the chain's first subject. Within a group facts are sorted by
-    /// (at, kind, observedAt, ref). Only the current group is held in memory.
-    func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
+    /// Streams the subscriptions of a range of buckets (``LedgerBucket``): each once, with all its facts, Google
+    /// chains (``Fact/Kind/link``) joined under the chain's first subject, whose bucket decides the slice the
+    /// chain belongs to. Within a group facts are sorted by (at, kind, observedAt, ref, then every other column).
+    /// Subscriptions come in no particular order; only the current one is held in memory.
+    func forEachSubscription(buckets: ClosedRange<Int>,
+                             _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
     /// The records a reference names: a dedup key, or a place (`FILE:POSITION`, `FILE[MEMBER]:POSITION`) where
     /// a record was first read; each with its payload and the facts it stated first.
     func records(matching reference: String) throws(LedgerError) -> [RecordDetail]

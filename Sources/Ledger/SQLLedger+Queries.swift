@@ -281,18 +281,21 @@ extension SQLLedger {
                 receivedAt: try row.integer(7), rulesVersion: try row.requiredInteger(10), raw: raw, facts: []))
         }
         for index in details.indices {
-            details[index].facts = try attributedFacts(LedgerSchema.factsOfRecord, details[index].dedupKey).map(\.fact)
+            details[index].facts = try attributedFacts(LedgerSchema.factsOfRecord, [.text(details[index].dedupKey)]).map(\.fact)
         }
         return details
     }
 
     public func facts(ofSubject subject: String) throws(LedgerError) -> [AttributedFact] {
-        try attributedFacts(LedgerSchema.factsOfSubject, subject)
+        try attributedFacts(LedgerSchema.factsOfSubject, [
+            .integer(Int64(LedgerBucket.of(platform: Platform.apple.rawValue, subject: subject))),
+            .integer(Int64(LedgerBucket.of(platform: Platform.google.rawValue, subject: subject))), .text(subject),
+        ])
     }
 
-    private func attributedFacts(_ sql: String, _ value: String) throws(LedgerError) -> [AttributedFact] {
+    private func attributedFacts(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> [AttributedFact] {
         var facts: [AttributedFact] = []
-        try eachRow(sql, [.text(value)]) { row throws(LedgerError) in
+        try eachRow(sql, values) { row throws(LedgerError) in
             facts.append(AttributedFact(fact: try fact(row, platform: 0, subject: 1, from: 2), record: try row.text(12)))
         }
         return facts

@@ -2,32 +2,42 @@ import Facts
 import Ingest
 
 extension SQLLedger {
-    /// Streams every subscription's facts, Google chains joined (see ``LedgerStore/forEachSubscription(_:)``).
+    /// Streams the subscriptions of the buckets in `buckets` (all of them: `0...LedgerBucket.count - 1`), each
+    /// with all its facts, Google chains joined under their first subject (see
+    /// ``LedgerStore/forEachSubscription(buckets:_:)``).
     ///
-    /// First the chain root of every linked subject goes into the session's `chain_roots` table, then one
-    /// ordered query walks all facts, and a group is handed to `body` as soon as the next group starts: memory
-    /// holds one subscription and the links, not the ledger.
-    public func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
+    /// First the chain root of every linked subject goes into the session's `chain_roots` table, then two scans
+    /// hand over the subscriptions: those of no chain in primary-key order, then the chains whose first subject
+    /// is in the range. A group is handed to `body` as soon as the next one starts, its facts sorted as the
+    /// history builders expect: memory holds one subscription and the links, not the ledger.
+    public func forEachSubscription(buckets: ClosedRange<Int>,
+                                    _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
         try loadChainRoots(try chainRoots())
-        var current: (platform: Platform, id: String)?
-        var group: [Fact] = []
-        var failure: (any Error)?
-        try eachRow(LedgerSchema.factsBySubscription, []) { row throws(LedgerError) in
-            guard failure == nil else { return }
-            let fact = try fact(row, platform: 0, subject: 2, from: 3)
-            let id = try row.requiredText(1)
-            if let open = current, open.platform != fact.platform || open.id != id {
+        let range: [SQLValue] = [.integer(Int64(buckets.lowerBound)), .integer(Int64(buckets.upperBound))]
+        for sql in [LedgerSchema.unchainedFacts, LedgerSchema.chainedFacts] {
+            var current: (platform: Platform, id: String)?
+            var group: [Fact] = []
+            var failure: (any Error)?
+            func hand(_ open: (platform: Platform, id: String)) {
+                group.sort(by: Fact.precedesInHistory)
                 do { try body(open.platform, open.id, group) } catch { failure = error }
                 group.removeAll(keepingCapacity: true)
             }
-            current = (fact.platform, id)
-            group.append(fact)
+            try eachRow(sql, range) { row throws(LedgerError) in
+                guard failure == nil else { return }
+                let fact = try fact(row, platform: 0, subject: 2, from: 3)
+                let id = try row.requiredText(1)
+                if let open = current, open.platform != fact.platform || open.id != id { hand(open) }
+                current = (fact.platform, id)
+                group.append(fact)
+            }
+            if failure == nil, let open = current { hand(open) }
+            if let failure { throw failure }
         }
-        if let failure { throw failure }
-        if let open = current { try body(open.platform, open.id, group) }
     }
 
-    /// Subject → first subject of its chain, for every subject with a `link` fact (Google `linkedPurchaseToken`).
+    /// Subject → first subject of its chain, for every subject with a `link` fact (Google `linkedPurchaseToken`)
+    /// and for every first subject of such a chain (its own root).
     ///
     /// The walk follows each subject's predecessor (the smallest `ref` its links state, so the chain is
     /// deterministic) until a subject without one. Archives can be inconsistent, so a cycle (a → b → a) is cut:
@@ -38,7 +48,8 @@ extension SQLLedger {
         try eachRow(LedgerSchema.linkPredecessors, []) { row throws(LedgerError) in
             predecessors[ChainRoot.Subject(platform: try row.requiredText(0), subject: try row.requiredText(1))] = try row.requiredText(2)
         }
-        return predecessors.keys.sorted { ($0.platform, $0.subject) < ($1.platform, $1.subject) }.map { start in
+        var roots: [ChainRoot.Subject: String] = [:]
+        for start in predecessors.keys {
             var chain = [start.subject]
             var seen: Set<String> = [start.subject]
             var root = start.subject
@@ -55,7 +66,11 @@ extension SQLLedger {
                 chain.append(previous)
                 seen.insert(previous)
             }
-            return ChainRoot(subject: start, root: root)
+            roots[start] = root
+            roots[ChainRoot.Subject(platform: start.platform, subject: root)] = root
+        }
+        return roots.sorted { ($0.key.platform, $0.key.subject) < ($1.key.platform, $1.key.subject) }.map { entry in
+            ChainRoot(subject: entry.key, root: entry.value)
         }
     }
 }
@@ -69,4 +84,38 @@ struct ChainRoot: Sendable {
 
     var subject: Subject
     var root: String
+
+    /// The buckets of the subject and of the root.
+    var buckets: (subject: Int, root: Int) {
+        (LedgerBucket.of(platform: subject.platform, subject: subject.subject),
+         LedgerBucket.of(platform: subject.platform, subject: root))
+    }
+}
+
+extension Fact {
+    /// The order of a subscription's facts that history builders read: by instant, kind, statement time and
+    /// reference, then every other column, so that the order is total and the same in either engine.
+    static func precedesInHistory(_ a: Fact, _ b: Fact) -> Bool {
+        if a.at != b.at { return a.at < b.at }
+        if a.kind != b.kind { return a.kind.rawValue.utf8.lexicographicallyPrecedes(b.kind.rawValue.utf8) }
+        if a.observedAt != b.observedAt { return a.observedAt < b.observedAt }
+        if let order = Self.order(a.ref, b.ref) { return order }
+        if let order = Self.order(a.subject, b.subject) { return order }
+        if let order = Self.order(a.detail, b.detail) { return order }
+        if let order = Self.order(a.productId, b.productId) { return order }
+        if a.end != b.end { return (a.end ?? .min) < (b.end ?? .min) }
+        if a.amountMicros != b.amountMicros { return (a.amountMicros ?? .min) < (b.amountMicros ?? .min) }
+        if let order = Self.order(a.currency, b.currency) { return order }
+        return a.flags.rawValue < b.flags.rawValue
+    }
+
+    /// Byte order with NULL first, as SQL sorts it; `nil` when equal.
+    private static func order(_ a: String?, _ b: String?) -> Bool? {
+        switch (a, b) {
+        case (nil, nil): return nil
+        case (nil, _): return true
+        case (_, nil): return false
+        case let (a?, b?): return a == b ? nil : a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+    }
 }

@@ -41,6 +41,7 @@ extension SQLiteLedger {
         try insert.bind(9, blob: record.payload.bytes[...])
         try insert.bind(10, record.payload.dictionaryId)
         try insert.bind(11, record.rulesVersion)
+        try insert.bind(12, record.bucket)
         try insert.run()
         let isNew = insert.changes > 0
         if !isNew {
@@ -100,6 +101,7 @@ extension SQLiteLedger {
         try statement.bind(12, fact.currency)
         try statement.bind(13, fact.flags.rawValue)
         try statement.bind(14, record)
+        try statement.bind(15, keyed.bucket)
         try statement.run()
     }
 }

@@ -100,7 +100,10 @@ public final class SQLiteLedger: SQLLedger {
         try connection.execute(LedgerSchema.createChainRoots)
         try connection.execute(LedgerSchema.clearChainRoots)
         for root in roots {
-            try execute(LedgerSchema.insertChainRoot, [.text(root.subject.platform), .text(root.subject.subject), .text(root.root)])
+            let buckets = root.buckets
+            try execute(LedgerSchema.insertChainRoot, [.text(root.subject.platform), .text(root.subject.subject),
+                                                       .integer(Int64(buckets.subject)), .text(root.root),
+                                                       .integer(Int64(buckets.root))])
         }
     }
 

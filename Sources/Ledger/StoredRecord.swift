@@ -20,9 +20,11 @@ public struct StoredRecord: Sendable, Hashable {
     public var payload: CompressedPayload
     /// The rules that made the record's outcome and facts (``RulesVersion``).
     public var rulesVersion: Int64
+    /// The bucket of the subject it is about (its first fact's), else of its dedup key (``LedgerBucket``).
+    public var bucket: Int
 
     public init(dedupKey: String, source: SourceKind, outcome: Outcome, provenance: Provenance, receivedAt: Millis?,
-                payload: CompressedPayload, rulesVersion: Int64) {
+                payload: CompressedPayload, rulesVersion: Int64, bucket: Int) {
         self.dedupKey = dedupKey
         self.source = source
         self.outcome = outcome
@@ -30,6 +32,7 @@ public struct StoredRecord: Sendable, Hashable {
         self.receivedAt = receivedAt
         self.payload = payload
         self.rulesVersion = rulesVersion
+        self.bucket = bucket
     }
 }
 

@@ -48,14 +48,18 @@ struct RecordWork {
         case .success(let record): parsed = record
         case .failure(let rejection): return quarantined(rejection.reason, rejection.detail)
         }
-        func stored(_ outcome: StoredRecord.Outcome) -> StoredRecord {
+        func stored(_ outcome: StoredRecord.Outcome, _ facts: [KeyedFact]) -> StoredRecord {
             StoredRecord(dedupKey: parsed.dedupKey, source: parsed.source, outcome: outcome,
                          provenance: parsed.provenance, receivedAt: parsed.envelope.receivedAt, payload: payload,
-                         rulesVersion: rulesVersion)
+                         rulesVersion: rulesVersion,
+                         bucket: facts.first?.bucket
+                            ?? LedgerBucket.of(platform: parsed.source.platform.rawValue, subject: parsed.dedupKey))
         }
         switch translator.translate(parsed) {
-        case .used(let facts): return .stored(stored(.used), facts.map(KeyedFact.init))
-        case .excluded(let reason): return .stored(stored(.excluded(reason)), [])
+        case .used(let facts):
+            let keyed = facts.map(KeyedFact.init)
+            return .stored(stored(.used, keyed), keyed)
+        case .excluded(let reason): return .stored(stored(.excluded(reason), []), [])
         case .quarantined(let reason, let detail): return quarantined(reason, detail)
         }
     }

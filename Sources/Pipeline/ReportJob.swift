@@ -94,7 +94,7 @@ public struct ReportJob {
         let line = ProgressLine(output: progress)
         defer { line.finish() }
         do {
-            try ledger.forEachSubscription { platform, id, facts in
+            try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { platform, id, facts in
                 switch platform {
                 case .apple: engine.add(apple.history(id: id, facts: facts))
                 case .google: engine.add(google.history(id: id, facts: facts))

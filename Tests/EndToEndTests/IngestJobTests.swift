@@ -61,7 +61,7 @@ import Testing
         let ledger = try SQLiteLedger(path: database, access: .readOnly)
         #expect(try ledger.statistics().used == 40)
         var subscriptions = 0
-        try ledger.forEachSubscription { _, _, _ in subscriptions += 1 }
+        try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { _, _, _ in subscriptions += 1 }
         #expect(subscriptions == 20)
     }
 

@@ -33,7 +33,8 @@ func storedRecord(_ key: String, file: String = "a.ndjson", member: String? = ni
                   payload: [UInt8] = Array(#"{"kind":"androidpublisher#subscriptionPurchase"}"#.utf8)) -> StoredRecord {
     StoredRecord(dedupKey: key, source: .googleSubscriptionV1, outcome: outcome,
                  provenance: Provenance(file: file, member: member, position: position), receivedAt: receivedAt,
-                 payload: PayloadCompressor(dictionary: nil).payload(payload), rulesVersion: 1)
+                 payload: PayloadCompressor(dictionary: nil).payload(payload), rulesVersion: 1,
+                 bucket: LedgerBucket.of(platform: "google", subject: key))
 }
 
 /// A quarantine entry for `raw` read at `provenance`, compressed without a dictionary.
@@ -57,11 +58,14 @@ func transaction(_ ledger: SQLiteLedger, _ body: (SQLiteLedger) throws -> Void) 
     try ledger.commitTransaction()
 }
 
-/// Every subscription group as (platform, id, subjects of its facts in order).
+/// Every subscription group as (platform, id, its facts in order), sorted by platform and id (the ledger hands
+/// subscriptions over in no particular order).
 func groups(_ ledger: SQLiteLedger) throws -> [(Platform, String, [Fact])] {
     var result: [(Platform, String, [Fact])] = []
-    try ledger.forEachSubscription { platform, id, facts in result.append((platform, id, facts)) }
-    return result
+    try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { platform, id, facts in
+        result.append((platform, id, facts))
+    }
+    return result.sorted { ($0.0.rawValue, $0.1) < ($1.0.rawValue, $1.1) }
 }
 
 extension SQLiteLedger {

@@ -28,14 +28,15 @@ extension PostgresLedger {
                              .text(outcome.0), .text(outcome.1), .text(record.provenance.file),
                              .text(record.provenance.member ?? ""), .integer(record.provenance.position),
                              .integer(record.receivedAt), .bytes(record.payload.bytes),
-                             .integer(record.payload.dictionaryId), .integer(record.rulesVersion)])
+                             .integer(record.payload.dictionaryId), .integer(record.rulesVersion),
+                             .integer(Int64(record.bucket))])
                 for fact in keyed {
                     let value = fact.fact
                     facts.row([.bytes(fact.key.bytes), .text(value.platform.rawValue), .text(value.subject),
                                .text(value.kind.rawValue), .integer(value.at), .integer(value.observedAt),
                                .text(value.ref), .text(value.detail), .text(value.productId), .integer(value.end),
                                .integer(value.amountMicros), .text(value.currency), .integer(Int64(value.flags.rawValue)),
-                               .text(record.dedupKey)])
+                               .text(record.dedupKey), .integer(Int64(fact.bucket))])
                 }
             case .quarantine(let entry):
                 quarantine.row([.integer(Int64(sequence)), .text(entry.key), .text(entry.reason), .text(entry.detail),
@@ -96,13 +97,14 @@ enum PostgresStaging {
         CREATE TEMP TABLE IF NOT EXISTS stage_records (
             seq BIGINT, dedup_key TEXT COLLATE "C", source TEXT, outcome TEXT, reason TEXT, file TEXT COLLATE "C",
             member TEXT COLLATE "C", position BIGINT, received_at BIGINT, payload BYTEA, dictionary BIGINT,
-            rules_version BIGINT)
+            rules_version BIGINT, bucket BIGINT)
         """,
         """
         CREATE TEMP TABLE IF NOT EXISTS stage_facts (
             fact_key BYTEA, platform TEXT COLLATE "C", subject TEXT COLLATE "C", kind TEXT COLLATE "C", at BIGINT,
             observed_at BIGINT, ref TEXT COLLATE "C", detail TEXT COLLATE "C", product_id TEXT COLLATE "C",
-            end_at BIGINT, amount_micros BIGINT, currency TEXT COLLATE "C", flags BIGINT, record TEXT COLLATE "C")
+            end_at BIGINT, amount_micros BIGINT, currency TEXT COLLATE "C", flags BIGINT, record TEXT COLLATE "C",
+            bucket BIGINT)
         """,
         """
         CREATE TEMP TABLE IF NOT EXISTS stage_quarantine (
@@ -114,18 +116,18 @@ enum PostgresStaging {
     ]
 
     static let recordColumns = ["seq", "dedup_key", "source", "outcome", "reason", "file", "member", "position",
-                                "received_at", "payload", "dictionary", "rules_version"]
+                                "received_at", "payload", "dictionary", "rules_version", "bucket"]
     static let factColumns = ["fact_key", "platform", "subject", "kind", "at", "observed_at", "ref", "detail",
-                              "product_id", "end_at", "amount_micros", "currency", "flags", "record"]
+                              "product_id", "end_at", "amount_micros", "currency", "flags", "record", "bucket"]
     static let quarantineColumns = ["seq", "key", "reason", "detail", "file", "member", "position", "raw", "raw_size",
                                     "dictionary", "rules_version"]
 
     /// The first copy of each key in batch order; keys already stored are left alone; the new keys come back.
     static let insertRecords = """
         INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
-            dictionary, rules_version)
+            dictionary, rules_version, bucket)
         SELECT DISTINCT ON (dedup_key) dedup_key, source, outcome, reason, file, member, position, received_at,
-            payload, dictionary, rules_version
+            payload, dictionary, rules_version, bucket
         FROM stage_records ORDER BY dedup_key, seq
         ON CONFLICT (dedup_key) DO NOTHING
         RETURNING dedup_key
@@ -151,11 +153,11 @@ enum PostgresStaging {
     /// Each fact once, its earliest statement (and that statement's record) winning, as in the set semantics.
     static let insertFacts = """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
-            amount_micros, currency, flags, record)
-        SELECT DISTINCT ON (platform, subject, fact_key) fact_key, platform, subject, kind, at, observed_at, ref,
-            detail, product_id, end_at, amount_micros, currency, flags, record
-        FROM stage_facts ORDER BY platform, subject, fact_key, observed_at, record
-        ON CONFLICT (platform, subject, fact_key) DO UPDATE SET
+            amount_micros, currency, flags, record, bucket)
+        SELECT DISTINCT ON (bucket, platform, subject, fact_key) fact_key, platform, subject, kind, at, observed_at,
+            ref, detail, product_id, end_at, amount_micros, currency, flags, record, bucket
+        FROM stage_facts ORDER BY bucket, platform, subject, fact_key, observed_at, record
+        ON CONFLICT (bucket, platform, subject, fact_key) DO UPDATE SET
             observed_at = excluded.observed_at, record = excluded.record
         WHERE excluded.observed_at < facts.observed_at
             OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))

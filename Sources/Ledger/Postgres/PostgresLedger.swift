@@ -133,8 +133,15 @@ public final class PostgresLedger: SQLLedger {
         try session.query(PostgresSQL.temporary(LedgerSchema.createChainRoots))
         try session.query(LedgerSchema.clearChainRoots)
         var rows = PostgresCopyRows()
-        for root in roots { rows.row([.text(root.subject.platform), .text(root.subject.subject), .text(root.root)]) }
-        if !rows.bytes.isEmpty { try session.copy(into: "chain_roots", columns: ["platform", "subject", "root"], rows: rows.bytes) }
+        for root in roots {
+            let buckets = root.buckets
+            rows.row([.text(root.subject.platform), .text(root.subject.subject), .integer(Int64(buckets.subject)),
+                      .text(root.root), .integer(Int64(buckets.root))])
+        }
+        if !rows.bytes.isEmpty {
+            try session.copy(into: "chain_roots", columns: ["platform", "subject", "bucket", "root", "root_bucket"],
+                             rows: rows.bytes)
+        }
     }
 }
 
