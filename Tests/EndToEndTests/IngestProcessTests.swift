@@ -21,10 +21,12 @@ struct SubledgerProcess {
     }
 
     /// Starts the binary with `arguments`; output goes to files in `directory` so that no pipe can fill up.
-    static func start(_ arguments: [String], in directory: TemporaryDirectory, tag: String) throws -> (Process, () -> Result) {
+    static func start(_ arguments: [String], in directory: TemporaryDirectory, tag: String,
+                      environment: [String: String] = [:]) throws -> (Process, () -> Result) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let outPath = directory.file("\(tag).out")
         let errPath = directory.file("\(tag).err")

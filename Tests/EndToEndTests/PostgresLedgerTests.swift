@@ -1,0 +1,108 @@
+import Foundation
+import Ledger
+import Simulator
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ledger on a real PostgreSQL server (a throwaway one on loopback, ``PostgresTestServer``), through the real
+/// binary: the same inputs give what SQLite gives, several ingests share one ledger, a server that goes away is
+/// survived.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, "PostgreSQL server binaries (postgresql-15) are not installed"))
+struct PostgresLedgerTests {
+    static let reportFiles = ReprocessProcessTests.reportFiles
+
+    static func server() throws -> PostgresTestServer {
+        try #require(PostgresTestServer.shared, "the throwaway PostgreSQL server did not start")
+    }
+
+    static func digest(_ location: String) throws -> String {
+        try LedgerLocation(location).open(.readOnly).contentDigest()
+    }
+
+    /// The same simulated archives into SQLite and into PostgreSQL: the same ledger content and byte-identical
+    /// reports (CSV and JSON); `status`, `quarantine` and `reprocess` work on PostgreSQL too.
+    @Test func theSameArchivesGiveTheSameLedgerAndReportsInBothEngines() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 60, months: 8, seed: 41).write(to: workspace.file("sim"))
+        let postgres = try Self.server().database("engines")
+        for database in ["l.sqlite", postgres] {
+            let ingest = try SubledgerProcess.run(["ingest", "--db", database, "--apple-root-ca", "sim/apple-root.der",
+                                                   "sim/archives"], in: workspace, tag: "ingest")
+            #expect(ingest.status == 1, "the simulated noise is quarantined: \(ingest.stderr)")
+        }
+        #expect(try Self.digest(postgres) == Self.digest(workspace.file("l.sqlite")))
+        for (database, folder) in [("l.sqlite", "sqlite"), (postgres, "postgres")] {
+            let report = try SubledgerProcess.run(["report", "--db", database, "--out", folder, "--prices", "sim/prices.csv",
+                                                   "--timezone", "Asia/Tokyo"], in: workspace, tag: "report-\(folder)")
+            #expect(report.status == 0, "\(report.stderr)")
+        }
+        ReprocessProcessTests.expectSameReports("sqlite", "postgres", in: workspace)
+
+        let status = try SubledgerProcess.run(["status", "--db", postgres, "--json"], in: workspace, tag: "status")
+        let sqliteStatus = try SubledgerProcess.run(["status", "--db", "l.sqlite", "--json"], in: workspace, tag: "status-sqlite")
+        #expect(status.status == 0 && status.stdout == sqliteStatus.stdout, "\(status.stdout) \(status.stderr)")
+        let quarantine = try SubledgerProcess.run(["quarantine", "--db", postgres], in: workspace, tag: "quarantine")
+        let sqliteQuarantine = try SubledgerProcess.run(["quarantine", "--db", "l.sqlite"], in: workspace, tag: "quarantine-sqlite")
+        #expect(!quarantine.stdout.isEmpty && quarantine.stdout == sqliteQuarantine.stdout)
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", postgres, "--apple-root-ca", "sim/apple-root.der"],
+                                                 in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 1, "the forged notifications stay quarantined: \(reprocess.stderr)")
+        #expect(try Self.digest(postgres) == Self.digest(workspace.file("l.sqlite")))
+    }
+
+    /// Three ingests over the same inputs at once, one killed with SIGKILL mid-way: the others take its files
+    /// over once its claims expire, and the ledger ends as one ingest alone leaves it.
+    @Test func threeConcurrentIngestsOneKilledGiveTheLedgerOfOne() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 200, months: 10, seed: 42).write(to: workspace.file("sim"))
+        let server = try Self.server()
+        let alone = try server.database("alone")
+        let shared = try server.database("shared")
+        _ = try SubledgerProcess.run(["ingest", "--db", alone, "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
+                                     in: workspace, tag: "alone")
+        let arguments = ["ingest", "--db", shared, "--apple-root-ca", "sim/apple-root.der", "sim/archives"]
+        let environment = ["SUBLEDGER_LEASE_SECONDS": "2"]
+        let workers = try (0..<3).map { index in
+            try SubledgerProcess.start(arguments, in: workspace, tag: "worker-\(index)", environment: environment)
+        }
+        usleep(useconds_t(Int.random(in: 300...1500) * 1000))
+        kill(workers[0].0.processIdentifier, SIGKILL)
+        let results = workers.map { $0.1() }
+        for result in results.dropFirst() {
+            #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        }
+        #expect(try Self.digest(shared) == Self.digest(alone))
+        let ledger = try LedgerLocation(shared).open(.readOnly)
+        #expect(try ledger.files().filter { $0.fingerprint.path.hasPrefix("sim/archives") }.allSatisfy { $0.state == .done })
+        let statistics = try ledger.statistics()
+        #expect(statistics.read == statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined)
+        #expect(try statistics.used == LedgerLocation(alone).open(.readOnly).statistics().used)
+    }
+
+    /// The server stopped in the middle of an ingest: the ingest exits 3 saying so; once the server is back, a
+    /// re-run completes the ledger with nothing lost or doubled.
+    @Test func aServerStoppedMidIngestExitsThreeAndAReRunCompletes() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 300, months: 12, seed: 43).write(to: workspace.file("sim"))
+        let server = try PostgresTestServer()
+        defer { server.stop() }
+        let reference = try Self.server().database("reference")
+        let database = try server.database("stopped")
+        _ = try SubledgerProcess.run(["ingest", "--db", reference, "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
+                                     in: workspace, tag: "reference")
+        let arguments = ["ingest", "--db", database, "--apple-root-ca", "sim/apple-root.der", "sim/archives"]
+        let (_, wait) = try SubledgerProcess.start(arguments, in: workspace, tag: "interrupted")
+        usleep(1_500_000)
+        try server.kill()
+        let interrupted = wait()
+        #expect(interrupted.status == 3, "\(interrupted.stderr)")
+        #expect(interrupted.stderr.contains("PostgreSQL"), "\(interrupted.stderr)")
+        #expect(!interrupted.stderr.contains("INSERT") && !interrupted.stderr.contains("SELECT"), "no SQL in messages")
+        try server.start()
+        let again = try SubledgerProcess.run(arguments, in: workspace, tag: "again")
+        #expect(again.status == 0 || again.status == 1, "\(again.stderr)")
+        #expect(try Self.digest(database) == Self.digest(reference))
+    }
+}
