@@ -14,6 +14,17 @@ enum AppleDate {
         return parseGMT(text)
     }
 
+    /// ``millis(_:_:)`` checked against `times`: an instant outside is `implausible_timestamp`, naming the field
+    /// (`path.base_ms`, or `path.base` when only that spelling is sent).
+    static func time(_ object: JSON, _ base: String, path: String, times: PlausibleTimes) throws(Rejection) -> Millis? {
+        guard let instant = millis(object, base) else { return nil }
+        guard times.contains(instant) else {
+            let field = object[base + "_ms"]?.int64 != nil ? base + "_ms" : base
+            throw .quarantined(.implausibleTimestamp, times.detail(field: JSON.path(path, field), instant: instant))
+        }
+        return instant
+    }
+
     /// Whether any spelling of `base` is present (with a non-empty value).
     static func has(_ object: JSON, _ base: String) -> Bool {
         (object[base + "_ms"]?.nonEmptyString != nil) || (object[base]?.nonEmptyString != nil)

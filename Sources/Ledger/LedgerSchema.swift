@@ -8,8 +8,8 @@
 enum LedgerSchema {
     /// Stored in SQLite's `user_version` when the tables are created; a ledger with another version is refused
     /// rather than misread. 2: binary `fact_key`, facts clustered by subject. 3: quarantine keys include the
-    /// record's position.
-    static let version: Int64 = 3
+    /// record's position. 4: records keep their `subject` and `flags`, the quarantine keeps parts of used records.
+    static let version: Int64 = 4
 
     static let create = [
         // files: the manifest of input files. A file whose path, size and SHA-256 match a `done` row is skipped;
@@ -34,6 +34,11 @@ enum LedgerSchema {
         """,
         // records: one row per distinct input record (its dedup key), used or excluded. The provenance is the
         // smallest (file, member, position) the record was seen at, so that any ingest order gives the same rows.
+        // `subject`: the one subject the record's facts are about (a Google purchase token), NULL when none or
+        // several; a record whose subject has an excluded `test` record counts as excluded (`test`) whatever its
+        // own outcome (test status belongs to the token: ``statistics``). `flags`: ``StoredRecord/Flags``, OR-ed
+        // over every copy of the record (1: `received_at` was in epoch seconds). The rowid orders records by when
+        // they were first stored, which is how a run counts its own records (``recordMark``).
         """
         CREATE TABLE IF NOT EXISTS records (
             dedup_key       TEXT    NOT NULL PRIMARY KEY,
@@ -43,7 +48,9 @@ enum LedgerSchema {
             file            TEXT    NOT NULL,
             member          TEXT    NOT NULL,
             position        BIGINT  NOT NULL,
-            received_at     BIGINT
+            received_at     BIGINT,
+            subject         TEXT,
+            flags           BIGINT  NOT NULL DEFAULT 0
         )
         """,
         // facts: the set of facts the used records state (docs/DESIGN.md, "The ledger holds a set of facts").
@@ -77,6 +84,9 @@ enum LedgerSchema {
         // see what it was; `raw_size` tells how much there was). `key` digests (file, member, position, raw
         // bytes), so reading a file again (grown by appends, or after a killed run) does not add its bad records
         // twice, while two identical bad lines stay two bad records.
+        // Parts of used records (`part` = their path in the payload, `''` for whole records) are keyed by the
+        // record's dedup key and the path, and take the record's smallest provenance like `records` does, so that
+        // a part is one row whichever copy of its record came first.
         """
         CREATE TABLE IF NOT EXISTS quarantine (
             key             TEXT    NOT NULL PRIMARY KEY,
@@ -86,7 +96,8 @@ enum LedgerSchema {
             member          TEXT    NOT NULL,
             position        BIGINT  NOT NULL,
             raw             BLOB    NOT NULL,
-            raw_size        BIGINT  NOT NULL
+            raw_size        BIGINT  NOT NULL,
+            part            TEXT    NOT NULL DEFAULT ''
         )
         """,
     ]
@@ -125,9 +136,14 @@ enum LedgerSchema {
     /// A new record is inserted; an existing one is left alone (`changes` tells which happened), in one
     /// lookup of the key instead of a SELECT and then an INSERT.
     static let insertRecord = """
-        INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, subject, flags)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (dedup_key) DO NOTHING
+        """
+
+    /// A copy of a stored record adds its flags (OR: the same for any order of the copies).
+    static let addRecordFlags = """
+        UPDATE records SET flags = flags | ? WHERE dedup_key = ? AND (flags | ?) <> flags
         """
 
     /// A duplicate seen at a smaller provenance moves the record's provenance there (canonical provenance).
@@ -151,21 +167,49 @@ enum LedgerSchema {
         ON CONFLICT (key) DO NOTHING
         """
 
+    /// A part of a used record: one row per (record, path), at the record's smallest provenance.
+    static let insertPart = """
+        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, part)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET file = excluded.file, member = excluded.member, position = excluded.position
+        WHERE (excluded.file, excluded.member, excluded.position) < (quarantine.file, quarantine.member, quarantine.position)
+        """
+
     // MARK: statistics
 
     static let fileTotals = """
         SELECT COUNT(*), COALESCE(SUM(read), 0) FROM files
         """
 
-    static let recordsByOutcome = """
-        SELECT outcome, COALESCE(reason, ''), COUNT(*) FROM records GROUP BY outcome, reason ORDER BY outcome, reason
+    /// The largest rowid of `records` (0 when empty): records stored later have larger ones.
+    static let recordMark = "SELECT COALESCE(MAX(rowid), 0) FROM records"
+
+    /// Records stored after a mark, by source, outcome, reason and whether their subject is a test purchase (some
+    /// record of the same platform and subject was excluded as `test`), with how many had `received_at` in
+    /// seconds. The marked subjects are few (test purchases), so SQLite materialises them once.
+    static let recordOutcomes = """
+        WITH marked AS (
+            SELECT DISTINCT substr(source, 1, instr(source, '.')) AS platform, subject FROM records
+            WHERE outcome = 'excluded' AND reason = 'test' AND subject IS NOT NULL
+        )
+        SELECT r.source, r.outcome, COALESCE(r.reason, ''), m.subject IS NOT NULL, COUNT(*),
+            SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END)
+        FROM records r
+        LEFT JOIN marked m ON m.subject = r.subject AND m.platform = substr(r.source, 1, instr(r.source, '.'))
+        WHERE r.rowid > ?
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
 
-    static let recordsBySource = """
-        SELECT source, outcome, COUNT(*) FROM records GROUP BY source, outcome ORDER BY source, outcome
+    /// Pub/Sub messages beyond the first of each `messageId` (keys `msg:<id>:<64 hex>`): id conflicts.
+    static let messageIdConflicts = """
+        SELECT COUNT(*) - COUNT(DISTINCT substr(dedup_key, 1, length(dedup_key) - 64)) FROM records
+        WHERE dedup_key >= 'msg:' AND dedup_key < 'msg;'
         """
 
-    static let quarantineByReason = "SELECT reason, COUNT(*) FROM quarantine GROUP BY reason ORDER BY reason"
+    /// Whole quarantined records by reason (`part` = 0), and parts of used records (`part` = 1).
+    static let quarantineByReason = """
+        SELECT part <> '', reason, COUNT(*) FROM quarantine GROUP BY 1, 2 ORDER BY 1, 2
+        """
 
     static let damagedFiles = """
         SELECT path, damage_offset, damage_reason FROM files WHERE damage_offset IS NOT NULL ORDER BY path
@@ -175,9 +219,9 @@ enum LedgerSchema {
     static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts"
 
     static let listQuarantine = """
-        SELECT reason, detail, file, member, position, raw, raw_size FROM quarantine
+        SELECT reason, detail, file, member, position, raw, raw_size, part FROM quarantine
         WHERE (? IS NULL OR reason = ?)
-        ORDER BY file, member, position, key
+        ORDER BY file, member, position, part, key
         """
 
     // MARK: report scan
@@ -217,11 +261,11 @@ enum LedgerSchema {
 
     /// Records with their canonical provenance: two ingest orders must agree on it too.
     static let digestRecords = """
-        SELECT dedup_key, source, outcome, reason, file, member, position FROM records ORDER BY dedup_key
+        SELECT dedup_key, source, outcome, reason, file, member, position, subject, flags FROM records ORDER BY dedup_key
         """
 
     /// In primary-key order: no sort, and total even if two subjects shared a key.
     static let digestFacts = "SELECT fact_key, observed_at FROM facts ORDER BY platform, subject, fact_key"
 
-    static let digestQuarantine = "SELECT key, reason FROM quarantine ORDER BY key"
+    static let digestQuarantine = "SELECT key, reason, file, member, position, part FROM quarantine ORDER BY key"
 }

@@ -31,9 +31,10 @@ public protocol LedgerStore {
 
     // MARK: records
 
-    /// Stores a used or excluded record and the facts it states. Returns `false` when a record with its dedup
-    /// key was stored before (a duplicate): the row then keeps the smaller provenance, and the facts are still
-    /// merged, so that the earliest `observedAt` wins whichever copy came first.
+    /// Stores a used or excluded record, the facts it states and its unusable parts. Returns `false` when a
+    /// record with its dedup key was stored before (a duplicate): the row then keeps the smaller provenance (its
+    /// parts too) and adds the copy's flags, and the facts are still merged, so that the earliest `observedAt`
+    /// wins whichever copy came first.
     func store(_ record: StoredRecord, keyedFacts: [KeyedFact]) throws(LedgerError) -> Bool
     /// Quarantines a record; `false` when that exact record from that file was quarantined before.
     func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool
@@ -42,8 +43,16 @@ public protocol LedgerStore {
 
     /// Everything ingested so far (`status`). See ``SQLiteLedger/statistics()`` for how the counts are derived.
     func statistics() throws(LedgerError) -> IngestStatistics
-    /// Used and excluded record counts by payload source.
+    /// Used and excluded record counts by payload source (test purchases' records counted as excluded).
     func countsBySource() throws(LedgerError) -> [SourceCount]
+    /// A mark in the order records were stored: ``recordOutcomes(after:)`` of it counts the records stored since,
+    /// which is how an ingest run reports where its own records ended, classified as ``statistics()`` does.
+    func recordMark() throws(LedgerError) -> Int64
+    /// Where the records stored after `mark` ended (0: all of them), a test purchase's records as excluded.
+    func recordOutcomes(after mark: Int64) throws(LedgerError) -> RecordOutcomes
+    /// Every ``IngestWarning`` of the ledger, by raw value: derived from what it stores, so equal for any order of
+    /// the same inputs and unchanged by a re-run.
+    func warnings() throws(LedgerError) -> [String: Int]
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantineEntry) throws -> Void) throws
     /// Streams every subscription: facts grouped by (platform, subscription id), in that order, with Google

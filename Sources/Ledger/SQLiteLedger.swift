@@ -155,8 +155,17 @@ public final class SQLiteLedger: LedgerStore {
         try insert.bind(6, provenance.member ?? "")
         try insert.bind(7, provenance.position)
         try insert.bind(8, record.receivedAt)
+        try insert.bind(9, record.subject)
+        try insert.bind(10, record.flags.rawValue)
         try insert.run()
         let isNew = insert.changes > 0
+        if !isNew, !record.flags.isEmpty {
+            let flags = try prepared(LedgerSchema.addRecordFlags)
+            try flags.bind(1, record.flags.rawValue)
+            try flags.bind(2, record.dedupKey)
+            try flags.bind(3, record.flags.rawValue)
+            try flags.run()
+        }
         if !isNew {
             let move = try prepared(LedgerSchema.moveRecordProvenance)
             try move.bind(1, provenance.file)
@@ -170,7 +179,23 @@ public final class SQLiteLedger: LedgerStore {
             try move.run()
         }
         for fact in facts { try self.insert(fact) }
+        for part in record.parts { try insertPart(part) }
         return isNew
+    }
+
+    /// A part of a used record; a copy of the record read at a smaller provenance moves the part there.
+    private func insertPart(_ entry: QuarantineEntry) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.insertPart)
+        try statement.bind(1, entry.key)
+        try statement.bind(2, entry.reason)
+        try statement.bind(3, entry.detail)
+        try statement.bind(4, entry.provenance.file)
+        try statement.bind(5, entry.provenance.member ?? "")
+        try statement.bind(6, entry.provenance.position)
+        try statement.bind(7, blob: entry.raw[...])
+        try statement.bind(8, entry.rawSize)
+        try statement.bind(9, entry.part ?? "")
+        try statement.run()
     }
 
     public func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool {
@@ -211,12 +236,14 @@ public final class SQLiteLedger: LedgerStore {
     /// Everything ingested so far.
     ///
     /// - `files`: manifest rows; `read`: Σ of each file's latest read.
-    /// - `used` / `excluded`: rows of `records` by outcome; `quarantined`: rows of `quarantine`.
+    /// - `used` / `excluded`: rows of `records` by outcome (``recordOutcomes(after:)``: a record about a test
+    ///   purchase's token counts as excluded `test`); `quarantined`: whole records in `quarantine`.
     /// - `duplicate = read - used - excluded - quarantined`. This is exact because every stored row was created
     ///   by exactly one record read, and every other record read found its row already there, i.e. was a
     ///   duplicate. It holds as long as files only grow (archives are appended to or left alone): each row's
     ///   record is then still inside the latest read of some file. A file rewritten with records removed leaves
     ///   rows that no latest read counts, and duplicates are undercounted (never below 0: clamped).
+    /// - `warnings`: ``warnings()``.
     public func statistics() throws(LedgerError) -> IngestStatistics {
         var statistics = IngestStatistics()
         let totals = try prepared(LedgerSchema.fileTotals)
@@ -225,24 +252,13 @@ public final class SQLiteLedger: LedgerStore {
             statistics.read = Int(totals.int64(1))
         }
         totals.reset()
-        let outcomes = try prepared(LedgerSchema.recordsByOutcome)
-        while try outcomes.step() {
-            let count = Int(outcomes.int64(2))
-            if outcomes.string(0) == "used" {
-                statistics.used += count
-            } else {
-                statistics.excluded += count
-                statistics.excludedByReason[outcomes.string(1), default: 0] += count
-            }
-        }
-        outcomes.reset()
-        let quarantine = try prepared(LedgerSchema.quarantineByReason)
-        while try quarantine.step() {
-            let count = Int(quarantine.int64(1))
-            statistics.quarantined += count
-            statistics.quarantinedByReason[quarantine.string(0), default: 0] += count
-        }
-        quarantine.reset()
+        let outcomes = try recordOutcomes(after: 0)
+        statistics.used = outcomes.used
+        statistics.excluded = outcomes.excluded
+        statistics.excludedByReason = outcomes.excludedByReason
+        let quarantine = try quarantineCounts()
+        statistics.quarantined = quarantine.records.values.reduce(0, +)
+        statistics.quarantinedByReason = quarantine.records
         statistics.duplicate = max(0, statistics.read - statistics.used - statistics.excluded - statistics.quarantined)
         statistics.read = statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined
         let damaged = try prepared(LedgerSchema.damagedFiles)
@@ -257,20 +273,63 @@ public final class SQLiteLedger: LedgerStore {
             statistics.lastEventAt = range.optionalInt64(1)
         }
         range.reset()
+        statistics.warnings = try warnings(outcomes: outcomes, parts: quarantine.parts)
         return statistics
     }
 
-    public func countsBySource() throws(LedgerError) -> [SourceCount] {
-        let statement = try prepared(LedgerSchema.recordsBySource)
+    public func recordMark() throws(LedgerError) -> Int64 {
+        let statement = try prepared(LedgerSchema.recordMark)
         defer { statement.reset() }
-        var counts: [SourceCount] = []
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    public func recordOutcomes(after mark: Int64) throws(LedgerError) -> RecordOutcomes {
+        let statement = try prepared(LedgerSchema.recordOutcomes)
+        defer { statement.reset() }
+        try statement.bind(1, mark)
+        var outcomes = RecordOutcomes()
         while try statement.step() {
             let source = statement.string(0)
-            if counts.last?.source != source { counts.append(SourceCount(source: source, used: 0, excluded: 0)) }
-            let count = Int(statement.int64(2))
-            if statement.string(1) == "used" { counts[counts.count - 1].used += count } else { counts[counts.count - 1].excluded += count }
+            let count = Int(statement.int64(4))
+            var reason: String? = statement.string(1) == "used" ? nil : statement.string(2)
+            if statement.int64(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
+            outcomes.add(source: source, excludedFor: reason, count: count)
+            outcomes.receivedInSeconds += Int(statement.int64(5))
         }
-        return counts
+        return outcomes
+    }
+
+    public func warnings() throws(LedgerError) -> [String: Int] {
+        try warnings(outcomes: recordOutcomes(after: 0), parts: quarantineCounts().parts)
+    }
+
+    /// Every ``IngestWarning``: seconds from the records' flags, conflicts from the Pub/Sub keys, parts from the
+    /// quarantine.
+    private func warnings(outcomes: RecordOutcomes, parts: Int) throws(LedgerError) -> [String: Int] {
+        let conflicts = try prepared(LedgerSchema.messageIdConflicts)
+        defer { conflicts.reset() }
+        return [
+            IngestWarning.timestampsInSeconds.rawValue: outcomes.receivedInSeconds,
+            IngestWarning.messageIdConflicts.rawValue: try conflicts.step() ? Int(conflicts.int64(0)) : 0,
+            IngestWarning.partsQuarantined.rawValue: parts,
+        ]
+    }
+
+    /// Whole quarantined records by reason, and the number of parts of used records.
+    private func quarantineCounts() throws(LedgerError) -> (records: [String: Int], parts: Int) {
+        let statement = try prepared(LedgerSchema.quarantineByReason)
+        defer { statement.reset() }
+        var records: [String: Int] = [:]
+        var parts = 0
+        while try statement.step() {
+            let count = Int(statement.int64(2))
+            if statement.int64(0) != 0 { parts += count } else { records[statement.string(1), default: 0] += count }
+        }
+        return (records, parts)
+    }
+
+    public func countsBySource() throws(LedgerError) -> [SourceCount] {
+        try recordOutcomes(after: 0).bySource
     }
 
     public func forEachQuarantined(reason: String?, _ body: (QuarantineEntry) throws -> Void) throws {
@@ -282,8 +341,10 @@ public final class SQLiteLedger: LedgerStore {
             let member = statement.string(3)
             let provenance = Provenance(file: statement.string(2), member: member.isEmpty ? nil : member,
                                         position: statement.int64(4))
+            let part = statement.string(7)
             try body(QuarantineEntry(reason: statement.string(0), detail: statement.string(1), provenance: provenance,
-                                     raw: statement.blob(5), rawSize: Int(statement.int64(6)), key: ""))
+                                     raw: statement.blob(5), rawSize: Int(statement.int64(6)), key: "",
+                                     part: part.isEmpty ? nil : part))
         }
     }
 
@@ -292,9 +353,9 @@ public final class SQLiteLedger: LedgerStore {
         var hasher = SHA256()
         var encoder = DigestEncoder()
         let tables: [(sql: String, columns: [Column])] = [
-            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer]),
+            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer, .text, .integer]),
             (LedgerSchema.digestFacts, [.blob, .integer]),
-            (LedgerSchema.digestQuarantine, [.text, .text]),
+            (LedgerSchema.digestQuarantine, [.text, .text, .text, .text, .integer, .text]),
         ]
         for (table, (sql, columns)) in tables.enumerated() {
             let statement = try connection.prepare(sql)

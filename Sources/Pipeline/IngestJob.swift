@@ -52,6 +52,8 @@ public struct RecordTranslator: Sendable {
 /// Only one ingest writes a ledger at a time (``IngestLock``); a second one waits up to ``lockTimeout``.
 public struct IngestJob {
     public var ledgerPath: String
+    /// Reads raw records (it holds the run's plausible times).
+    public var parser: RecordParser
     public var translator: RecordTranslator
     public var progress: ProgressOutput
     /// How long to wait for another ingest on the same database before giving up.
@@ -75,16 +77,20 @@ public struct IngestJob {
 
     /// A job writing into the ledger at `ledgerPath` (created when missing); `lockTimeout` is how long it waits
     /// for another ingest of the same database to finish before giving up with ``IngestError/busy``.
-    public init(ledgerPath: String, translator: RecordTranslator, progress: ProgressOutput = .standardError,
-                lockTimeout: Duration = .seconds(60)) {
+    public init(ledgerPath: String, parser: RecordParser, translator: RecordTranslator,
+                progress: ProgressOutput = .standardError, lockTimeout: Duration = .seconds(60)) {
         self.ledgerPath = ledgerPath
+        self.parser = parser
         self.translator = translator
         self.progress = progress
         self.lockTimeout = lockTimeout
     }
 
     /// Ingests `inputs` (files, folders, globs) and returns what this run did. Files skipped as unchanged
-    /// count 0.
+    /// count 0. Where this run's records ended is classified as `status` classifies them once the run is done
+    /// (``LedgerStore/recordOutcomes(after:)``: a record of a token the run found to be a test purchase is excluded,
+    /// even when it came first); the warnings are what the run added to the ledger's (``LedgerStore/warnings()``),
+    /// so that one run into a new ledger reports exactly what `status` reports afterwards.
     public func run(inputs: [String]) throws(IngestError) -> IngestStatistics {
         var skipped: [String] = []
         return try run(inputs: inputs, skipped: &skipped)
@@ -110,6 +116,8 @@ public struct IngestJob {
             // The manifest as the run starts: only this run writes it now (the lock), and it reads each path once
             // (InputExpander lists a file once), so a file's state cannot change before the reader reaches it.
             let done = Set(try ledger.files().filter { $0.state == .done }.map(\.fingerprint))
+            let mark = try ledger.recordMark()
+            let warningsBefore = try ledger.warnings()
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
             var statistics = IngestStatistics()
@@ -142,6 +150,11 @@ public struct IngestJob {
                     case .finished:
                         try transaction.commit()
                         reporter.finish()
+                        let outcomes = try ledger.recordOutcomes(after: mark)
+                        statistics.used = outcomes.used
+                        statistics.excluded = outcomes.excluded
+                        statistics.excludedByReason = outcomes.excludedByReason
+                        statistics.warnings = try ledger.warnings().merging(warningsBefore) { $0 - $1 }
                         return statistics
                     }
                 }
@@ -243,13 +256,18 @@ public struct IngestJob {
         case .success(let record): parsed = record
         case .failure(let rejection): return quarantined(rejection.reason, rejection.detail)
         }
-        func stored(_ outcome: StoredRecord.Outcome) -> StoredRecord {
-            StoredRecord(dedupKey: parsed.dedupKey, source: parsed.source, outcome: outcome,
-                         provenance: parsed.provenance, receivedAt: parsed.envelope.receivedAt)
+        func stored(_ outcome: StoredRecord.Outcome, _ facts: [Fact], parts: [QuarantinedPart] = []) -> IngestBatchQueue.Record.Outcome {
+            let subject = facts.first.map(\.subject).flatMap { first in facts.allSatisfy { $0.subject == first } ? first : nil }
+            let record = StoredRecord(
+                dedupKey: parsed.dedupKey, source: parsed.source, outcome: outcome, provenance: parsed.provenance,
+                receivedAt: parsed.envelope.receivedAt, subject: subject,
+                flags: parsed.receivedAtInSeconds ? .receivedAtInSeconds : [],
+                parts: parts.map { QuarantineEntry(part: $0, record: parsed.dedupKey, provenance: parsed.provenance) })
+            return .stored(record, facts.map(KeyedFact.init))
         }
         switch translator.translate(parsed) {
-        case .used(let facts): return .stored(stored(.used), facts.map(KeyedFact.init))
-        case .excluded(let reason): return .stored(stored(.excluded(reason)), [])
+        case .used(let facts, let parts): return stored(.used, facts, parts: parts)
+        case .excluded(let reason, let markers): return stored(.excluded(reason), markers)
         case .quarantined(let reason, let detail): return quarantined(reason, detail)
         }
     }
@@ -343,9 +361,9 @@ public struct IngestJob {
     /// waits for it before it ends.
     private func startWorker(from input: IngestBatchQueue, to output: IngestBatchQueue) {
         let translator = translator
+        let parser = parser
         let thread = Thread {
             defer { output.producerDone() }
-            let parser = RecordParser()
             do {
                 while let item = input.pop() {
                     guard case .batch(var records) = item else {

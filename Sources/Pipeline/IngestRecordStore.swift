@@ -4,11 +4,12 @@ import Ledger
 
 /// The store side of ingest for one file: writes each translated record, and counts where each one ended, so
 /// that `read == used + duplicate + excluded + quarantined` holds by construction (every record takes exactly one
-/// branch of ``add(_:)``).
+/// branch of ``add(_:)``). These are the file's counts as its records were stored; the run's used / excluded
+/// totals are taken from the ledger at the end of the run (a later record may show that an earlier one was a
+/// test purchase's).
 struct IngestRecordStore<Store: LedgerStore> {
     let ledger: Store
     private(set) var counts = FileCounts()
-    private var excludedByReason: [String: Int] = [:]
     private var quarantinedByReason: [String: Int] = [:]
     /// Event-time range of the facts of this file's used records (ms, UTC), as `status` defines it.
     private var firstEventAt: Millis?
@@ -42,21 +43,17 @@ struct IngestRecordStore<Store: LedgerStore> {
             switch (isNew, stored.outcome) {
             case (false, _): counts.duplicate += 1
             case (true, .used): counts.used += 1
-            case (true, .excluded(let reason)):
+            case (true, .excluded):
                 counts.excluded += 1
-                excludedByReason[reason.rawValue, default: 0] += 1
             }
         }
     }
 
-    /// Adds this file's counts to the run's statistics.
+    /// Adds this file's counts to the run's statistics, but used and excluded (see the type's notes).
     func add(to statistics: inout IngestStatistics) {
         statistics.read += counts.read
-        statistics.used += counts.used
         statistics.duplicate += counts.duplicate
-        statistics.excluded += counts.excluded
         statistics.quarantined += counts.quarantined
-        statistics.excludedByReason.merge(excludedByReason, uniquingKeysWith: +)
         statistics.quarantinedByReason.merge(quarantinedByReason, uniquingKeysWith: +)
         if let firstEventAt { statistics.firstEventAt = min(statistics.firstEventAt ?? firstEventAt, firstEventAt) }
         if let lastEventAt { statistics.lastEventAt = max(statistics.lastEventAt ?? lastEventAt, lastEventAt) }

@@ -37,6 +37,8 @@ struct TokenFacts {
     var linkedFrom: [String] = []
     var oneTimes: [Fact] = []
     var oneTimeEvents: [Fact] = []
+    /// Some record showed this token is a test purchase (``Fact/Kind/testPurchase``).
+    var isTest = false
 
     init(token: String, facts: [Fact]) {
         self.token = token
@@ -63,6 +65,8 @@ struct TokenFacts {
                 oneTimes.append(fact)
             case GoogleFactKind.oneTimeEvent:
                 oneTimeEvents.append(fact)
+            case Fact.Kind.testPurchase:
+                isTest = true
             default:
                 continue
             }

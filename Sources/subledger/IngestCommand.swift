@@ -25,20 +25,20 @@ struct IngestOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("Files, folders (walked recursively) or globs to read.", valueName: "INPUT"))
     var inputs: [String]
 
-    /// The translator of both stores, dispatching on the record's platform. Trusted roots come from
-    /// `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple Root CA - G3.
-    /// A root file that is missing or not a certificate is a usage error (exit 2).
-    func makeTranslator() throws -> RecordTranslator {
+    /// The translator of both stores, dispatching on the record's platform, accepting times in `times`. Trusted
+    /// roots come from `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple
+    /// Root CA - G3. A root file that is missing or not a certificate is a usage error (exit 2).
+    func makeTranslator(times: PlausibleTimes) throws -> RecordTranslator {
         var roots: [[UInt8]] = []
         for path in appleRootCAs { roots += try Self.certificates(in: path) }
         let apple: AppStoreTranslator
         do {
             apple = try AppStoreTranslator(trustedRoots: roots.isEmpty ? AppStoreTranslator.appleRootCAG3 : roots,
-                                           bundleIds: Set(bundleIds))
+                                           bundleIds: Set(bundleIds), times: times)
         } catch {
             throw CommandFailure.usage("--apple-root-ca: \(error.description)")
         }
-        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames)))
+        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames), times: times))
     }
 
     /// The DER certificates in a root file: the bytes themselves, or every PEM `CERTIFICATE` block.
@@ -102,8 +102,11 @@ struct IngestCommand: ParsableCommand {
     /// stdout"); with `json`, stdout holds only the counts as one JSON object and the summary goes to stderr.
     /// Shared by `ingest` and `run`.
     static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestStatistics {
-        let translator = try options.makeTranslator()
-        let job = IngestJob(ledgerPath: ledger.path, translator: translator, progress: .standardError)
+        // The run's clock, read once: every time a record states is checked against it (PlausibleTimes).
+        let times = PlausibleTimes(now: Millis((Date().timeIntervalSince1970 * 1000).rounded()))
+        let translator = try options.makeTranslator(times: times)
+        let job = IngestJob(ledgerPath: ledger.path, parser: RecordParser(times: times), translator: translator,
+                            progress: .standardError)
         var skipped: [String] = []
         let statistics: IngestStatistics
         do {
@@ -118,6 +121,7 @@ struct IngestCommand: ParsableCommand {
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
+        statistics.sayWarnings()
         if json {
             print(SummaryJSON.ingestObject(statistics, extra: [("skipped_files", JSONWriter.compact(.array(skipped.map { .string($0) })))]))
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Facts
+import Foundation
 import Ingest
 import Ledger
 
@@ -35,6 +36,13 @@ extension IngestStatistics {
             lines.append("events: \(Timestamp.rfc3339(firstEventAt)) to \(Timestamp.rfc3339(lastEventAt))")
         }
         return lines
+    }
+
+    /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order.
+    func sayWarnings() {
+        for warning in IngestWarning.allCases where self[warning] > 0 {
+            FileHandle.standardError.write(Data((warning.sentence(self[warning]) + "\n").utf8))
+        }
     }
 
     private static func listing(_ counts: [String: Int]) -> String {
