@@ -215,8 +215,9 @@ enum LedgerSchema {
         SELECT path, damage_offset, damage_reason FROM files WHERE damage_offset IS NOT NULL ORDER BY path
         """
 
-    /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement.
-    static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts"
+    /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement, among the
+    /// facts inside the window reports read (`PlausibleTimes.representable`; an ingest stores no other).
+    static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ?"
 
     static let listQuarantine = """
         SELECT reason, detail, file, member, position, raw, raw_size, part FROM quarantine

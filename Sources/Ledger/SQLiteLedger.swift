@@ -268,6 +268,8 @@ public final class SQLiteLedger: LedgerStore {
         }
         damaged.reset()
         let range = try prepared(LedgerSchema.eventRange)
+        try range.bind(1, PlausibleTimes.representable.earliest)
+        try range.bind(2, PlausibleTimes.representable.latest)
         if try range.step() {
             statistics.firstEventAt = range.optionalInt64(0)
             statistics.lastEventAt = range.optionalInt64(1)
