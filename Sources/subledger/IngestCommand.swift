@@ -80,7 +80,7 @@ struct IngestCommand: ParsableCommand {
         Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
         reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
         A summary goes to stderr; --json prints the counts of this run on stdout. \
-        Exit 1 when some input was quarantined or damaged.
+        Exit 1 when some input (a record, or an unusable part of one) was quarantined or damaged.
 
         Example:
           subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
@@ -95,7 +95,7 @@ struct IngestCommand: ParsableCommand {
 
     func run() throws {
         let statistics = try Self.ingest(ledger: ledger, options: options, json: json)
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if statistics.somethingQuarantinedOrDamaged { throw ExitCode(1) }
     }
 
     /// Reads the inputs into the ledger and prints the summary on stdout (cli.md: "data and summaries to

@@ -38,6 +38,11 @@ extension IngestStatistics {
         return lines
     }
 
+    /// Exit 1 (cli.md): a record or a part of one was quarantined, or a file was damaged.
+    var somethingQuarantinedOrDamaged: Bool {
+        quarantined > 0 || self[.partsQuarantined] > 0 || !damagedFiles.isEmpty
+    }
+
     /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order.
     func sayWarnings() {
         for warning in IngestWarning.allCases where self[warning] > 0 {

@@ -31,6 +31,6 @@ struct RunCommand: ParsableCommand {
         outcome.warnAboutGaps()
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if statistics.somethingQuarantinedOrDamaged { throw ExitCode(1) }
     }
 }
