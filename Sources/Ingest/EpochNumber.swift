@@ -7,8 +7,10 @@ import Facts
 /// ambiguous), kept to the millisecond; any other value is milliseconds, its fraction dropped. A magnitude beyond
 /// `Int64` saturates to `Int64.min` / `Int64.max`: still a number, and far outside any plausible time.
 struct EpochNumber {
-    /// The instant in ms UTC, and whether the text was in seconds.
-    let millis: (millis: Millis, inSeconds: Bool)
+    /// The instant (ms, UTC).
+    let millis: Millis
+    /// The text was in seconds.
+    let inSeconds: Bool
 
     /// `nil` when `text` is not a decimal number (optional `-`, digits, optional `.digits`, optional exponent).
     init?<Text: StringProtocol>(_ text: Text) {
@@ -59,17 +61,15 @@ struct EpochNumber {
             integer = next
         }
         if saturated {
-            millis = (negative ? .min : .max, false)
+            millis = negative ? .min : .max
+            inSeconds = false
             return
         }
         var fraction: Int64 = 0
         for index in point..<(point + 3) {
             fraction = fraction * 10 + (index >= 0 && index < digits.count ? Int64(digits[index]) : 0)
         }
-        if !negative, integer < 100_000_000_000 {
-            millis = (integer * 1000 + fraction, true)
-        } else {
-            millis = (negative ? -integer : integer, false)
-        }
+        inSeconds = !negative && integer < 100_000_000_000
+        millis = inSeconds ? integer * 1000 + fraction : negative ? -integer : integer
     }
 }

@@ -145,10 +145,10 @@ public struct RecordParser: Sendable {
     static func receivedAt(_ value: JSON) -> (millis: Millis, inSeconds: Bool)? {
         switch value {
         case .number(let text):
-            return EpochNumber(text)?.millis
+            return EpochNumber(text).map { ($0.millis, $0.inSeconds) }
         case .string(let text):
             let trimmed = text.trimmingASCIIWhitespace()
-            if let number = EpochNumber(trimmed) { return number.millis }
+            if let number = EpochNumber(trimmed) { return (number.millis, number.inSeconds) }
             return RFC3339.millis(String(trimmed)).map { ($0, false) }
         default:
             return nil
