@@ -98,7 +98,8 @@ public struct Fact: Sendable, Hashable {
         /// An introductory (discounted, not free) price.
         public static let introductory = Flags(rawValue: 1 << 3)
         /// The value is an estimate the store did not state (e.g. a Google period start inferred from the
-        /// previous expiry); a stated value for the same thing wins over it.
+        /// previous expiry, the fetch time of a Google resource logged without one); a stated value for the same
+        /// thing wins over it.
         public static let inferred = Flags(rawValue: 1 << 4)
     }
 }

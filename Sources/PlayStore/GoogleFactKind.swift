@@ -21,7 +21,8 @@ public enum GoogleFactKind {
     /// is within `introductoryPriceCycles`; v2 `recurringPrice` as units × 10⁶ + nanos / 10³; 0 for a free trial;
     /// `nil` for a v2 introductory phase, whose charge the resource does not state), `detail` = a
     /// `GoogleSubscriptionState` code (`v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=`), flags `.trial`
-    /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price).
+    /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price), `.inferred` (logged
+    /// without `received_at`: `observedAt` is the lower bound the resource proves, see `ShownPeriod`).
     public static let state: Fact.Kind = "state"
     /// The token's subscription start: `at` = `startTimeMillis` / `startTime`.
     public static let start: Fact.Kind = "start"

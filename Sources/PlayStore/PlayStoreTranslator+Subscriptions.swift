@@ -31,7 +31,7 @@ extension PlayStoreTranslator {
         let currency = try body.string("priceCurrencyCode") ?? envelope.currency
         var price = try body.int64("priceAmountMicros")
         _ = try body.int64("acknowledgementState")
-        var flags: Fact.Flags = []
+        var flags: Fact.Flags = envelope.receivedAt == nil ? .inferred : []
         if paymentState == 2 { flags.insert(.trial) }
         if autoRenewing == true { flags.insert(.on) }
         var parts = PartList()
@@ -154,10 +154,11 @@ extension PlayStoreTranslator {
         }
         if body.has("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
         let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: nil, cancelReason: cancelReason)
+        var flags = item?.flags ?? []
+        if envelope.receivedAt == nil { flags.insert(.inferred) }
         var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.state, at: observedAt,
                           observedAt: observedAt, ref: order, detail: state.code, productId: product, end: expiry,
-                          amountMicros: item?.price, currency: item?.currency ?? envelope.currency,
-                          flags: item?.flags ?? [])]
+                          amountMicros: item?.price, currency: item?.currency ?? envelope.currency, flags: flags)]
         if let start {
             facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.start, at: start,
                               observedAt: observedAt, productId: product))

@@ -6,13 +6,16 @@ import Facts
 /// The resource shows its current order (`GPA.x` is order 0, renewal `GPA.x..N` is order N + 1, so N + 1 orders
 /// came before it), the subscription's start and the current order's expiry, but no billing period: neither v1
 /// nor v2 states one (v2's `offerDetails` names a base plan, not its length). So the period is inferred, without a
-/// price list, from how many orders fit between the start and the expiry, among Google's base-plan periods (in
-/// the order tried: P1M, P1Y, P1W, P3M, P6M, P4W, P2M, P4M, P8M), in UTC calendar arithmetic:
-/// 1. the first period whose k + 1 orders run back to back from the start to the expiry (±1 day);
-/// 2. else the first whose last k orders fit after a shorter first order (a free trial or an introductory
-///    period: the first order ended after the start and lasted at most one period, +2 days);
-/// 3. else the one nearest the average order length (the subscription paused or was on hold in between).
-/// The order shown began one such period before its expiry, never before the subscription's start.
+/// price list, from how many orders fit between the start and the expiry, among Google's base-plan periods, the
+/// common ones first (P1M, P1Y, P1W, P3M, P6M, then P4W, P2M, P4M, P8M), in UTC calendar arithmetic:
+/// 1. the first period whose k + 1 orders run back to back from the start to the expiry (±1 day), or whose last
+///    k orders fit after a shorter first order (a free trial or an introductory period: the first order ended
+///    after the start and lasted at most one period, +2 days); a common period is tried both ways before a rarer
+///    one (9 × 4 weeks is also a 7-day trial and 8 months);
+/// 2. else the one nearest the average order length (the subscription paused or was on hold in between).
+/// The order shown began one such period before its expiry, never before the subscription's start. The guess can
+/// be off after a pause; the history builder then places the snapshot between the fetches of the orders before
+/// and after it (`TokenFacts`), and never takes it as a statement about auto-renewal.
 enum ShownPeriod {
     /// A base-plan billing period: months or days.
     struct Length {
@@ -50,13 +53,11 @@ enum ShownPeriod {
         return max(start, begun)
     }
 
-    /// The billing period steps 1–3 choose; `nil` only when every candidate overflows.
+    /// The billing period steps 1–2 choose; `nil` only when every candidate overflows.
     static func billingPeriod(subscriptionStart start: Millis, expiry: Millis, orderIndex k: Int64) -> Length? {
         for length in candidates {
             if let first = length.back(k + 1, from: expiry), Double(first) >= Double(start) - Double(day),
                Double(first) <= Double(start) + Double(day) { return length }
-        }
-        for length in candidates {
             if let firstEnd = length.back(k, from: expiry), firstEnd > start,
                Double(firstEnd) - Double(start) <= (length.nominalDays + 2) * Double(day) { return length }
         }

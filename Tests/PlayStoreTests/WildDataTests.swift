@@ -160,6 +160,8 @@ struct BareSnapshotTests {
              shownStart: "2023-01-08T00:00:00Z"),
         Case(name: "monthly after a 3-day trial", start: "2024-02-01T00:00:00Z", expiry: "2024-04-04T00:00:00Z", order: 2,
              shownStart: "2024-03-04T00:00:00Z"),
+        Case(name: "monthly after a 7-day trial, 8 renewals on (also 9 × 4 weeks: the common period first)",
+             start: "2024-05-18T21:49:00Z", expiry: "2025-01-25T21:49:00Z", order: 8, shownStart: "2024-12-25T21:49:00Z"),
         Case(name: "weekly", start: "2024-03-01T08:00:00Z", expiry: "2024-03-29T08:00:00Z", order: 3,
              shownStart: "2024-03-22T08:00:00Z"),
         Case(name: "quarterly", start: "2023-01-10T00:00:00Z", expiry: "2024-01-10T00:00:00Z", order: 3,
@@ -175,6 +177,59 @@ struct BareSnapshotTests {
     @Test(arguments: cases)
     func theShownPeriodIsInferredFromTheResourceAlone(_ c: Case) {
         #expect(ShownPeriod.start(subscriptionStart: ms(c.start), expiry: ms(c.expiry), orderIndex: c.order) == ms(c.shownStart))
+    }
+
+    /// A monthly subscription paused for two months: the inference takes the gap for a longer period and dates
+    /// the undated renewal `..1` at June 1. The builder places it after the dated fetch of `..0` (a resource shows
+    /// the latest order, so `..1` was fetched after every fetch of `..0`), and every order keeps its month.
+    @Test func anUndatedSnapshotIsPlacedAfterTheFetchesOfEarlierOrders() throws {
+        let order = "GPA.3300-0000-0000-24345"
+        let start = ms("2024-03-01T04:57:00Z"), resumed = ms("2024-06-01T04:57:00Z")
+        let july = ms("2024-07-01T04:57:00Z"), august = ms("2024-08-01T04:57:00Z"), september = ms("2024-09-01T04:57:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok", "premium_monthly", 4, at: start)
+        try archive.v1("tok", "premium_monthly", at: start, v1JSON(start: start, expiry: ms("2024-04-01T04:57:00Z"), orderId: order,
+                                                                 paymentState: 1, autoRenewing: true))
+        try archive.rtdn("tok", "premium_monthly", 10, at: ms("2024-04-01T04:57:00Z"))
+        try archive.v1("tok", "premium_monthly", at: ms("2024-04-01T04:57:00Z"),
+                       v1JSON(start: start, expiry: ms("2024-04-01T04:57:00Z"), orderId: order, paymentState: nil,
+                              autoRenewing: true, autoResume: resumed))
+        try archive.rtdn("tok", "premium_monthly", 1, at: resumed)
+        try archive.v1("tok", "premium_monthly", at: resumed, v1JSON(start: start, expiry: july, orderId: order + "..0",
+                                                                   paymentState: 1, autoRenewing: true))
+        try archive.rtdn("tok", "premium_monthly", 2, at: july)
+        let bare = v1JSON(start: start, expiry: august, orderId: order + "..1", paymentState: 1, autoRenewing: true)
+        archive.add(try record(.googleSubscriptionV1, bare, token: "tok", product: "premium_monthly"))
+        try archive.rtdn("tok", "premium_monthly", 2, at: august)
+        try archive.v1("tok", "premium_monthly", at: august, v1JSON(start: start, expiry: september, orderId: order + "..2",
+                                                                  paymentState: 1, autoRenewing: true))
+        #expect(archive.failures.isEmpty)
+        #expect(archive.facts.contains { $0.kind == GoogleFactKind.state && $0.flags.contains(.inferred) && $0.observedAt == resumed })
+        let periods = builder.history(id: "tok", facts: archive.facts).periods
+        #expect(periods.map(\.id) == [order, order + "..0", order + "..1", order + "..2"])
+        #expect(periods.map(\.start) == [start, resumed, july, august])
+        #expect(periods.first?.endReason == .paused)
+    }
+
+    /// An undated snapshot's time is a guess: it never says auto-renewal was on after a stated cancellation.
+    @Test func anUndatedSnapshotIsNoStatementAboutAutoRenewal() throws {
+        let order = "GPA.3300-0000-0000-19134..7"
+        let renewed = ms("2024-12-25T21:49:00Z"), cancelled = ms("2024-12-28T14:57:00Z"), expiry = ms("2025-01-25T21:49:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok", "premium_monthly", 2, at: renewed)
+        try archive.rtdn("tok", "premium_monthly", 3, at: cancelled)
+        try archive.v2("tok", "premium_monthly", at: cancelled, v2JSON(
+            state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-05-18T21:49:00Z", expiry: "2025-01-25T21:49:00Z",
+            latestOrderId: order, autoRenew: false,
+            extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-12-28T14:57:00Z"}},"#))
+        // The same order as a backfill logged it before the cancellation, dated (by a guess) after it.
+        archive.facts.append(Fact(platform: .google, subject: "tok", kind: GoogleFactKind.state, at: cancelled + 25_000_000,
+                                  observedAt: cancelled + 25_000_000, ref: order,
+                                  detail: "v2;SUBSCRIPTION_STATE_ACTIVE;pay=;cancel=", productId: "premium_monthly",
+                                  end: expiry, amountMicros: 4_990_000, currency: "USD", flags: [.on, .inferred]))
+        try archive.rtdn("tok", "premium_monthly", 13, at: expiry)
+        let history = builder.history(id: "tok", facts: archive.facts)
+        #expect(history.periods.last?.endReason == .voluntary)
     }
 
     @Test func extremeOrderNumbersDoNotTrap() {
