@@ -3,13 +3,16 @@ import Ingest
 
 /// App Store Server API / Notifications V2: JWS payloads, verified before any fact is taken from them.
 extension AppStoreTranslator {
-    func notificationV2(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+    func notificationV2(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> Translation {
         let payload = try verified(text, envelope: envelope, decoded: decoded)
         guard let type = payload["notificationType"]?.nonEmptyString else {
             throw .invalid("notification V2 without notificationType")
         }
         let subtype = payload["subtype"]?.nonEmptyString
-        let data = payload["data"] ?? payload["summary"] ?? payload["externalPurchaseToken"]
+        var list = FactList()
+        // `data`, `summary` and `externalPurchaseToken` are mutually exclusive (Apple's
+        // responseBodyV2DecodedPayload); read leniently, so that a `data` sent as `{}` or `null` is just empty.
+        let data = try list.container(payload, "data") ?? payload["summary"] ?? payload["externalPurchaseToken"]
         try checkBundle(data?["bundleId"])
         if type == "TEST" { throw .excluded(.test) }
         try checkEnvironment(data?["environment"])
@@ -17,87 +20,120 @@ extension AppStoreTranslator {
         case "RENEWAL_EXTENSION", "EXTERNAL_PURCHASE_TOKEN":
             // A summary of a mass renewal extension / an external purchase token: the affected transactions
             // arrive as their own notifications; nothing here is about one subscription.
-            return []
+            return .used([])
         default: break
         }
-        guard let signedDate = payload["signedDate"]?.int64 else { throw .invalid("notification V2 without signedDate") }
-
-        var transaction: JSON?
-        if let inner = data?["signedTransactionInfo"] {
-            transaction = try decodeInner(inner, what: "signedTransactionInfo")
+        guard let signedDate = try millis(payload, "signedDate", path: "") else {
+            throw .invalid("notification V2 without signedDate")
         }
-        var renewal: JSON?
-        if let inner = data?["signedRenewalInfo"] {
-            renewal = try decodeInner(inner, what: "signedRenewalInfo")
+
+        // The transaction, the renewal info and the notification's own statement are units: one that cannot be
+        // read is quarantined as a part, the others are used.
+        let transactionPath = "data.signedTransactionInfo", renewalPath = "data.signedRenewalInfo"
+        let transaction = try list.part(transactionPath, data?["signedTransactionInfo"]) { _ throws(Rejection) -> JSON? in
+            try data?["signedTransactionInfo"].map { inner throws(Rejection) in try decodeInner(inner, what: transactionPath) }
+        }
+        let renewal = try list.part(renewalPath, data?["signedRenewalInfo"]) { _ throws(Rejection) -> JSON? in
+            try data?["signedRenewalInfo"].map { inner throws(Rejection) in try decodeInner(inner, what: renewalPath) }
         }
         if let transaction {
             try checkBundle(transaction["bundleId"])
             if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { throw .excluded(.familyShared) }
         }
 
-        var list = FactList()
-        var expiry: Millis?
         var original = renewal?["originalTransactionId"]?.nonEmptyString
-        if let transaction {
-            let facts = try translateTransaction(transaction, envelope: envelope, into: &list,
-                                                 keepRevocation: type != "REFUND_REVERSED")
-            expiry = facts.expiry
-            original = facts.subject
-            if type == "REFUND_REVERSED" {
-                list.add(AppleFactKind.refundReversed, subject: facts.subject, at: signedDate, ref: facts.transactionId,
-                         productId: facts.productId)
+        let stated = try transaction.flatMap { transaction throws(Rejection) in
+            try list.part(transactionPath, data?["signedTransactionInfo"]) { list throws(Rejection) -> TransactionFacts? in
+                let facts = try translateTransaction(transaction, path: transactionPath, envelope: envelope, into: &list,
+                                                     keepRevocation: type != "REFUND_REVERSED")
+                if type == "REFUND_REVERSED" {
+                    list.add(AppleFactKind.refundReversed, subject: facts.subject, at: signedDate, ref: facts.transactionId,
+                             productId: facts.productId)
+                }
+                return facts
             }
         }
+        if let stated { original = stated.subject }
+        let expiry = stated?.expiry
         if let renewal {
-            try translateRenewal(renewal, expiry: expiry, statedAt: signedDate, into: &list)
+            _ = try list.part(renewalPath, data?["signedRenewalInfo"]) { list throws(Rejection) -> Bool? in
+                try translateRenewal(renewal, path: renewalPath, expiry: expiry, statedAt: signedDate, into: &list)
+                return true
+            }
         }
         if let original {
-            let noticeAt = expiry ?? signedDate
-            let grace = renewal?["gracePeriodExpiresDate"]?.int64
-            switch type {
-            case "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED":
-                list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: type, end: grace)
-            case "EXPIRED":
-                let reason = ExpirationReason.fromSubtype(subtype)
-                // The end of billing retry is the notice itself; other expiries happen at the period end.
-                let at = reason == ExpirationReason.billing ? signedDate : noticeAt
-                list.add(AppleFactKind.expiry, subject: original, at: at, detail: reason, end: expiry)
-            case "DID_CHANGE_RENEWAL_STATUS":
-                if subtype == "AUTO_RENEW_ENABLED" || subtype == "AUTO_RENEW_DISABLED" {
-                    list.add(AppleFactKind.renewalStatus, subject: original, at: signedDate,
-                             productId: renewal?["autoRenewProductId"]?.nonEmptyString,
-                             flags: subtype == "AUTO_RENEW_ENABLED" ? .on : [])
-                }
-            default:
-                // SUBSCRIBED, DID_RENEW (BILLING_RECOVERY included: the new period starts at T),
-                // DID_CHANGE_RENEWAL_PREF, OFFER_REDEEMED, PRICE_INCREASE, REFUND, REFUND_DECLINED, REVOKE,
-                // RENEWAL_EXTENDED, CONSUMPTION_REQUEST, ONE_TIME_CHARGE and unknown types: the transaction and
-                // renewal info say it all.
-                break
+            _ = try list.part("notificationType", payload["notificationType"]) { list throws(Rejection) -> Bool? in
+                try statement(type: type, subtype: subtype, original: original, signedDate: signedDate, expiry: expiry,
+                              renewal: renewal, into: &list)
+                return true
             }
         }
-        return list.finish(observedAt: signedDate)
+        return list.translation(observedAt: signedDate)
     }
 
-    func signedTransaction(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+    /// What the notification type itself says, beside its transaction and renewal info.
+    private func statement(type: String, subtype: String?, original: String, signedDate: Millis, expiry: Millis?,
+                           renewal: JSON?, into list: inout FactList) throws(Rejection) {
+        let noticeAt = expiry ?? signedDate
+        switch type {
+        case "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED":
+            let grace = try renewal.flatMap { r throws(Rejection) in
+                try millis(r, "gracePeriodExpiresDate", path: "data.signedRenewalInfo")
+            }
+            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: type, end: grace)
+        case "EXPIRED":
+            let reason = ExpirationReason.fromSubtype(subtype)
+            // The end of billing retry is the notice itself; other expiries happen at the period end.
+            let at = reason == ExpirationReason.billing ? signedDate : noticeAt
+            list.add(AppleFactKind.expiry, subject: original, at: at, detail: reason, end: expiry)
+        case "DID_CHANGE_RENEWAL_STATUS":
+            if subtype == "AUTO_RENEW_ENABLED" || subtype == "AUTO_RENEW_DISABLED" {
+                list.add(AppleFactKind.renewalStatus, subject: original, at: signedDate,
+                         productId: renewal?["autoRenewProductId"]?.nonEmptyString,
+                         flags: subtype == "AUTO_RENEW_ENABLED" ? .on : [])
+            }
+        default:
+            // SUBSCRIBED, DID_RENEW (BILLING_RECOVERY included: the new period starts at T),
+            // DID_CHANGE_RENEWAL_PREF, OFFER_REDEEMED, PRICE_INCREASE, REFUND, REFUND_DECLINED, REVOKE,
+            // RENEWAL_EXTENDED, CONSUMPTION_REQUEST, ONE_TIME_CHARGE and unknown types: the transaction and
+            // renewal info say it all.
+            break
+        }
+    }
+
+    func signedTransaction(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> Translation {
         let transaction = try verified(text, envelope: envelope, decoded: decoded)
         try checkBundle(transaction["bundleId"])
         try checkEnvironment(transaction["environment"])
         if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { throw .excluded(.familyShared) }
-        guard let signedDate = transaction["signedDate"]?.int64 else { throw .invalid("transaction without signedDate") }
+        guard let signedDate = try millis(transaction, "signedDate", path: "") else {
+            throw .invalid("transaction without signedDate")
+        }
         var list = FactList()
-        _ = try translateTransaction(transaction, envelope: envelope, into: &list, keepRevocation: true)
-        return list.finish(observedAt: signedDate)
+        _ = try translateTransaction(transaction, path: "", envelope: envelope, into: &list, keepRevocation: true)
+        return list.translation(observedAt: signedDate)
     }
 
-    func signedRenewalInfo(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> [Fact] {
+    func signedRenewalInfo(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> Translation {
         let renewal = try verified(text, envelope: envelope, decoded: decoded)
         if let bundle = renewal["bundleId"] { try checkBundle(bundle) }
         try checkEnvironment(renewal["environment"])
-        guard let signedDate = renewal["signedDate"]?.int64 else { throw .invalid("renewal info without signedDate") }
+        guard let signedDate = try millis(renewal, "signedDate", path: "") else {
+            throw .invalid("renewal info without signedDate")
+        }
         var list = FactList()
-        try translateRenewal(renewal, expiry: nil, statedAt: signedDate, into: &list)
-        return list.finish(observedAt: signedDate)
+        try translateRenewal(renewal, path: "", expiry: nil, statedAt: signedDate, into: &list)
+        return list.translation(observedAt: signedDate)
+    }
+
+    /// An epoch-milliseconds member of a JWS payload (`signedDate`, `purchaseDate`, ...), inside ``times``; `nil`
+    /// when absent or not a number.
+    private func millis(_ object: JSON, _ key: String, path: String) throws(Rejection) -> Millis? {
+        guard let instant = object[key]?.int64 else { return nil }
+        guard times.contains(instant) else {
+            throw .quarantined(.implausibleTimestamp, times.detail(field: JSON.path(path, key), instant: instant))
+        }
+        return instant
     }
 
     // MARK: Checks
@@ -150,14 +186,14 @@ extension AppStoreTranslator {
         var expiry: Millis?
     }
 
-    /// The facts of a `JWSTransactionDecodedPayload`.
-    private func translateTransaction(_ t: JSON, envelope: Envelope, into list: inout FactList,
+    /// The facts of a `JWSTransactionDecodedPayload` at `path` in the record (for details).
+    private func translateTransaction(_ t: JSON, path: String, envelope: Envelope, into list: inout FactList,
                                       keepRevocation: Bool) throws(Rejection) -> TransactionFacts {
         guard let transactionId = t["transactionId"]?.nonEmptyString else { throw .invalid("transaction without transactionId") }
         guard let productId = t["productId"]?.nonEmptyString else {
             throw .invalid("transaction \(transactionId) without productId")
         }
-        guard let purchased = t["purchaseDate"]?.int64 else {
+        guard let purchased = try millis(t, "purchaseDate", path: path) else {
             throw .invalid("transaction \(transactionId) without numeric purchaseDate")
         }
         let original = t["originalTransactionId"]?.nonEmptyString ?? transactionId
@@ -168,12 +204,12 @@ extension AppStoreTranslator {
             price = micros
         }
         let currency = t["currency"]?.nonEmptyString ?? envelope.currency
-        let revoked = t["revocationDate"]?.int64
+        let revoked = try millis(t, "revocationDate", path: path)
         let upgraded = t["isUpgraded"]?.bool == true
         let percentage = t["revocationPercentage"]?.int64 ?? 100_000
 
         if let expiresValue = t["expiresDate"], !expiresValue.isNull {
-            guard let expires = expiresValue.int64 else {
+            guard let expires = try millis(t, "expiresDate", path: path) else {
                 throw .invalid("transaction \(transactionId) has a non-numeric expiresDate")
             }
             var flags: Fact.Flags = []
@@ -211,18 +247,19 @@ extension AppStoreTranslator {
         return TransactionFacts(subject: transactionId, transactionId: transactionId, productId: productId, expiry: nil)
     }
 
-    /// The facts of a `JWSRenewalInfoDecodedPayload`; `expiry` is the expiry of the notification's transaction.
-    private func translateRenewal(_ r: JSON, expiry: Millis?, statedAt: Millis,
+    /// The facts of a `JWSRenewalInfoDecodedPayload` at `path` in the record; `expiry` is the expiry of the
+    /// notification's transaction.
+    private func translateRenewal(_ r: JSON, path: String, expiry: Millis?, statedAt: Millis,
                                   into list: inout FactList) throws(Rejection) {
         guard let original = r["originalTransactionId"]?.nonEmptyString else {
             throw .invalid("renewal info without originalTransactionId")
         }
+        let grace = try millis(r, "gracePeriodExpiresDate", path: path)
         if let status = r["autoRenewStatus"]?.int64 {
             list.add(AppleFactKind.renewalStatus, subject: original, at: statedAt,
                      productId: r["autoRenewProductId"]?.nonEmptyString, flags: status == 1 ? .on : [])
         }
         let noticeAt = expiry ?? statedAt
-        let grace = r["gracePeriodExpiresDate"]?.int64
         let intent = r["expirationIntent"]?.nonEmptyString
         if r["isInBillingRetryPeriod"]?.bool == true || grace != nil {
             list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: "isInBillingRetryPeriod",

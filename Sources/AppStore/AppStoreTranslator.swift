@@ -8,7 +8,11 @@ import Ingest
 /// TEST notifications `.excluded(.test)`, non-zero receipt `status` `.excluded(.receiptStatus)`, records whose
 /// entries are all family-shared `.excluded(.familyShared)`; a JWS that fails ``JWSVerifier`` is
 /// `.quarantined(.badSignature)`, one for another app `.quarantined(.wrongBundle)`, a missing or mistyped required
-/// field `.quarantined(.invalidPayload)`. Nothing is thrown and nothing crashes on bad input.
+/// field `.quarantined(.invalidPayload)`, a time outside ``times`` `.quarantined(.implausibleTimestamp)`. Where a
+/// record holds several units (receipt entries, renewal infos, a notification's transaction and renewal info and
+/// its own statement), a unit that cannot be read is quarantined as a part, named by its path, and the others
+/// are used; only a record with nothing usable left is quarantined whole. Nothing is thrown and nothing crashes
+/// on bad input.
 ///
 /// Nested JWS: the `signedTransactionInfo` and `signedRenewalInfo` inside a verified `signedPayload` are decoded
 /// but not verified again. The outer ES256 signature covers their exact bytes, so they are exactly what Apple
@@ -21,24 +25,28 @@ public struct AppStoreTranslator: Sendable {
 
     /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
     /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 1
+    public static let rulesVersion: Int64 = 2
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
+    /// The instants a payload may state (the run's clock is in it).
+    let times: PlausibleTimes
 
     /// - Parameters:
     ///   - trustedRoots: DER certificates JWS chains must reach (``appleRootCAG3`` in production).
     ///   - bundleIds: accepted `bundleId`s of signed payloads; empty accepts any.
+    ///   - times: the instants a payload may state; anything outside is `implausible_timestamp`.
     /// - Throws: ``AppStoreError/unparsableRoot(index:reason:)``.
-    public init(trustedRoots: [[UInt8]], bundleIds: Set<String>) throws(AppStoreError) {
+    public init(trustedRoots: [[UInt8]], bundleIds: Set<String>, times: PlausibleTimes) throws(AppStoreError) {
         self.verifier = try JWSVerifier(trustedRoots: trustedRoots)
         self.bundleIds = bundleIds
+        self.times = times
     }
 
     /// Translates one record whose `source` is one of the `apple.*` kinds.
     public func translate(_ record: ParsedRecord) -> Translation {
         do throws(Rejection) {
-            return .used(try facts(of: record))
+            return try facts(of: record)
         } catch {
             switch error {
             case .excluded(let reason): return .excluded(reason)
@@ -47,7 +55,7 @@ public struct AppStoreTranslator: Sendable {
         }
     }
 
-    private func facts(of record: ParsedRecord) throws(Rejection) -> [Fact] {
+    private func facts(of record: ParsedRecord) throws(Rejection) -> Translation {
         switch (record.source, record.payload) {
         case (.appleVerifyReceipt, .json(let body)):
             return try verifyReceipt(body, envelope: record.envelope)
@@ -75,76 +83,90 @@ public struct AppStoreTranslator: Sendable {
 
     // MARK: verifyReceipt
 
-    private func verifyReceipt(_ body: JSON, envelope: Envelope) throws(Rejection) -> [Fact] {
+    private func verifyReceipt(_ body: JSON, envelope: Envelope) throws(Rejection) -> Translation {
         guard body.object != nil else { throw .invalid("verifyReceipt response is not an object") }
         guard let status = body["status"]?.int64 else { throw .invalid("verifyReceipt response without numeric status") }
         guard status == 0 else { throw .excluded(.receiptStatus) }
         if body["environment"]?.string == "Sandbox" { throw .excluded(.sandbox) }
-        let receipt = body["receipt"]
+        var list = FactList()
+        let receipt = try list.container(body, "receipt")
         if receipt?["receipt_type"]?.string == "ProductionSandbox" { throw .excluded(.sandbox) }
 
-        var inApp = LegacyReceipt.list(receipt?["in_app"])
+        var inApp = try list.elements(receipt, "in_app", path: "receipt")
         // iOS 6 style: the receipt itself is the one transaction.
-        if inApp.isEmpty, let receipt, receipt["transaction_id"] != nil { inApp = [receipt] }
+        if inApp.isEmpty, let receipt, receipt["transaction_id"] != nil { inApp = [("receipt", receipt)] }
         var legacy = LegacyReceipt(inApp: inApp,
-                                   latest: LegacyReceipt.list(body["latest_receipt_info"]),
-                                   pending: LegacyReceipt.list(body["pending_renewal_info"]))
-        let requested = receipt.flatMap { AppleDate.millis($0, "request_date") }
-        var list = FactList()
+                                   latest: try list.elements(body, "latest_receipt_info"),
+                                   pending: try list.elements(body, "pending_renewal_info"),
+                                   times: times)
+        var requested: Millis?
+        if let receipt { requested = try AppleDate.time(receipt, "request_date", path: "receipt", times: times) }
         try legacy.translate(into: &list, envelope: envelope, statedAt: requested ?? envelope.receivedAt)
-        return list.finish(observedAt: requested ?? envelope.receivedAt ?? list.latestInstant ?? 0)
+        return list.translation(observedAt: requested ?? envelope.receivedAt ?? list.latestInstant ?? 0)
     }
 
     // MARK: V1 notifications
 
-    private func notificationV1(_ body: JSON, envelope: Envelope) throws(Rejection) -> [Fact] {
+    private func notificationV1(_ body: JSON, envelope: Envelope) throws(Rejection) -> Translation {
         guard body.object != nil else { throw .invalid("notification V1 is not an object") }
         guard let type = body["notification_type"]?.nonEmptyString else {
             throw .invalid("notification V1 without notification_type")
         }
-        let unified = body["unified_receipt"]
+        var list = FactList()
+        let unified = try list.container(body, "unified_receipt")
         if body["environment"]?.string == "Sandbox" || unified?["environment"]?.string == "Sandbox" {
             throw .excluded(.sandbox)
         }
         if let status = unified?["status"]?.int64, status != 0 { throw .excluded(.receiptStatus) }
 
         // Notifications before 2020 had no unified_receipt: the iOS 6-style `latest_receipt_info` object (or,
-        // once expired, `latest_expired_receipt_info`) sits at the top level.
-        let latest = unified.map { LegacyReceipt.list($0["latest_receipt_info"]) }
-            ?? LegacyReceipt.list(body["latest_receipt_info"]) + LegacyReceipt.list(body["latest_expired_receipt_info"])
+        // once expired, `latest_expired_receipt_info`) sits at the top level; in 2020–21 both were sent. All are
+        // read, the unified receipt last so that its entry wins for a transaction both show.
+        let latest = try list.elements(body, "latest_receipt_info") + list.elements(body, "latest_expired_receipt_info")
+            + list.elements(unified, "latest_receipt_info", path: "unified_receipt")
         var legacy = LegacyReceipt(inApp: [], latest: latest,
-                                   pending: LegacyReceipt.list(unified?["pending_renewal_info"]))
-        var list = FactList()
+                                   pending: try list.elements(unified, "pending_renewal_info", path: "unified_receipt"),
+                                   times: times)
         try legacy.translate(into: &list, envelope: envelope, statedAt: envelope.receivedAt)
 
         let original = body["original_transaction_id"]?.nonEmptyString
-            ?? legacy.entries.first?["original_transaction_id"]?.nonEmptyString
+            ?? legacy.entries.lazy.compactMap({ $0.value["original_transaction_id"]?.nonEmptyString }).first
+        // The notification's own statement is a unit too: when it cannot be read, the receipt it carries still is.
         switch type {
         case "DID_CHANGE_RENEWAL_STATUS":
-            guard let original else { throw .invalid("DID_CHANGE_RENEWAL_STATUS without original_transaction_id") }
-            guard let on = body["auto_renew_status"]?.bool else {
-                throw .invalid("DID_CHANGE_RENEWAL_STATUS without a boolean auto_renew_status")
+            _ = try list.part("auto_renew_status", body["auto_renew_status"]) { list throws(Rejection) -> Bool? in
+                guard let original else { throw .invalid("DID_CHANGE_RENEWAL_STATUS without original_transaction_id") }
+                guard let on = body["auto_renew_status"]?.bool else {
+                    throw .invalid("auto_renew_status of DID_CHANGE_RENEWAL_STATUS is not a boolean")
+                }
+                let changed = try AppleDate.time(body, "auto_renew_status_change_date", path: "", times: times)
+                    ?? envelope.receivedAt
+                guard let at = changed ?? list.latestInstant else {
+                    throw .invalid("DID_CHANGE_RENEWAL_STATUS without a change date")
+                }
+                list.add(AppleFactKind.renewalStatus, subject: original, at: at,
+                         productId: body["auto_renew_product_id"]?.nonEmptyString, flags: on ? .on : [])
+                return true
             }
-            let changed = AppleDate.millis(body, "auto_renew_status_change_date") ?? envelope.receivedAt
-            guard let at = changed ?? list.latestInstant else {
-                throw .invalid("DID_CHANGE_RENEWAL_STATUS without a change date")
-            }
-            list.add(AppleFactKind.renewalStatus, subject: original, at: at,
-                     productId: body["auto_renew_product_id"]?.nonEmptyString, flags: on ? .on : [])
         case "DID_FAIL_TO_RENEW":
-            guard let original else { throw .invalid("DID_FAIL_TO_RENEW without original_transaction_id") }
-            let grace = legacy.pendingRenewals
-                .first { $0["original_transaction_id"]?.string == original }
-                .flatMap { AppleDate.millis($0, "grace_period_expires_date") }
-            guard let at = legacy.latestExpiry[original] ?? envelope.receivedAt ?? list.latestInstant else {
-                throw .invalid("DID_FAIL_TO_RENEW without any date")
+            _ = try list.part("notification_type", body["notification_type"]) { list throws(Rejection) -> Bool? in
+                guard let original else { throw .invalid("DID_FAIL_TO_RENEW without original_transaction_id") }
+                var grace: Millis?
+                for info in legacy.pendingRenewals where info.value["original_transaction_id"]?.string == original {
+                    grace = try AppleDate.time(info.value, "grace_period_expires_date", path: info.path, times: times)
+                    break
+                }
+                guard let at = legacy.latestExpiry[original] ?? envelope.receivedAt ?? list.latestInstant else {
+                    throw .invalid("DID_FAIL_TO_RENEW without any date")
+                }
+                list.add(AppleFactKind.billingIssue, subject: original, at: at, detail: type, end: grace)
+                return true
             }
-            list.add(AppleFactKind.billingIssue, subject: original, at: at, detail: type, end: grace)
         default:
             // INITIAL_BUY, DID_RENEW, DID_RECOVER, INTERACTIVE_RENEWAL, CANCEL, REFUND, REVOKE, RENEWAL,
             // PRICE_INCREASE_CONSENT, CONSUMPTION_REQUEST and types unknown to us: the receipt says it all.
             break
         }
-        return list.finish(observedAt: envelope.receivedAt ?? list.latestInstant ?? 0)
+        return list.translation(observedAt: envelope.receivedAt ?? list.latestInstant ?? 0)
     }
 }

@@ -5,13 +5,25 @@ import Ingest
 enum AppleDate {
     /// ms UTC from a `*_ms` field, or from a legacy date field: epoch ms (iOS 6 `expires_date`, a number or a
     /// numeric string) or the `"2024-01-17 10:00:00 Etc/GMT"` text of iOS 7 receipts. `nil` when absent, empty,
-    /// or `"0"` (Apple's "not set", e.g. `cancellation_date_ms: "0"`).
+    /// or `"0"` (Apple's "not set", e.g. `cancellation_date_ms: "0"`); any other number is returned as it is, for
+    /// ``time(_:_:path:times:)`` to judge.
     static func millis(_ object: JSON, _ base: String) -> Millis? {
-        if let value = object[base + "_ms"], let ms = value.int64 { return ms > 0 ? ms : nil }
+        if let value = object[base + "_ms"], let ms = value.int64 { return ms != 0 ? ms : nil }
         guard let value = object[base] else { return nil }
-        if let ms = value.int64 { return ms > 0 ? ms : nil }
+        if let ms = value.int64 { return ms != 0 ? ms : nil }
         guard let text = value.nonEmptyString else { return nil }
         return parseGMT(text)
+    }
+
+    /// ``millis(_:_:)`` checked against `times`: an instant outside is `implausible_timestamp`, naming the field
+    /// (`path.base_ms`, or `path.base` when only that spelling is sent).
+    static func time(_ object: JSON, _ base: String, path: String, times: PlausibleTimes) throws(Rejection) -> Millis? {
+        guard let instant = millis(object, base) else { return nil }
+        guard times.contains(instant) else {
+            let field = object[base + "_ms"]?.int64 != nil ? base + "_ms" : base
+            throw .quarantined(.implausibleTimestamp, times.detail(field: JSON.path(path, field), instant: instant))
+        }
+        return instant
     }
 
     /// Whether any spelling of `base` is present (with a non-empty value).

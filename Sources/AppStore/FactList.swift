@@ -1,9 +1,12 @@
 import Facts
+import Ingest
 
-/// The facts one record states, collected while translating; `observedAt` is set once the record's
-/// statement time is known (``finish(observedAt:)``).
+/// The facts one record states, collected while translating, and the parts of it that could not be read;
+/// `observedAt` is set once the record's statement time is known (``finish(observedAt:)``).
 struct FactList {
     private(set) var facts: [Fact] = []
+    /// Units of the record set aside (a transaction, a renewal info), each quarantined on its own.
+    private(set) var parts: [QuarantinedPart] = []
     /// The latest instant at which the payload says something happened (purchases, changes, cancellations,
     /// failures): the statement time of last resort. Ends (expiries, grace ends) are left out: they lie in the
     /// future of the statement, and a statement dated there would win every "later wins" merge and push the
@@ -22,6 +25,56 @@ struct FactList {
     /// Notes an instant of the payload for ``latestInstant``.
     mutating func see(_ instant: Millis) {
         latestInstant = max(latestInstant ?? instant, instant)
+    }
+
+    /// Runs `read` on the unit at `path` (holding `value`); when it is quarantined, whatever it added is taken
+    /// back, the unit is set aside as a part (the rest of the record is still read) and `nil` is returned.
+    /// Exclusions are not caught: they are about the whole record.
+    mutating func part<T>(_ path: String, _ value: JSON?, _ read: (inout FactList) throws(Rejection) -> T?) throws(Rejection) -> T? {
+        let before = self
+        do throws(Rejection) {
+            return try read(&self)
+        } catch {
+            guard case .quarantined(let reason, let detail) = error else { throw error }
+            self = before
+            parts.append(QuarantinedPart(path: path, reason: reason, detail: detail,
+                                         raw: Array(JSONWriter.compact(value ?? .null).utf8)))
+            return nil
+        }
+    }
+
+    /// The elements of the array member `key` of `container` (at `path`), read leniently (`JSON.elements`: `{}`,
+    /// `[]` and `null` are none; a single object, the iOS 6 shape, is one element). A member that is no container
+    /// at all is set aside as a part.
+    mutating func elements(_ container: JSON?, _ key: String, path: String = "") throws(Rejection) -> [(path: String, value: JSON)] {
+        guard let container else { return [] }
+        return try part(JSON.path(path, key), container[key]) { _ throws(Rejection) -> [(path: String, value: JSON)]? in
+            do throws(FieldError) {
+                return try container.elements(key, path: path)
+            } catch {
+                throw .invalid(error.detail)
+            }
+        } ?? []
+    }
+
+    /// The optional object member `key` of `container` (at `path`), read leniently (`JSON.container`: `null`
+    /// absent, `[]` an empty object); a member that is no object is set aside as a part and read as absent.
+    mutating func container(_ container: JSON?, _ key: String, path: String = "") throws(Rejection) -> JSON? {
+        guard let container else { return nil }
+        return try part(JSON.path(path, key), container[key]) { _ throws(Rejection) -> JSON? in
+            do throws(FieldError) {
+                return try container.container(key, path: path)
+            } catch {
+                throw .invalid(error.detail)
+            }
+        }
+    }
+
+    /// The record's translation: its facts (``finish(observedAt:)``) with the parts set aside; a record whose
+    /// every unit failed (no fact left) is quarantined whole with the first part's reason.
+    func translation(observedAt: Millis) -> Translation {
+        if facts.isEmpty, let first = parts.first { return .quarantined(first.reason, detail: first.detail) }
+        return .used(finish(observedAt: observedAt), parts: parts)
     }
 
     /// The distinct facts, in the order first stated, all stamped with `observedAt`. (A payload often says a

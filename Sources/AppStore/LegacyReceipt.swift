@@ -4,19 +4,27 @@ import Ingest
 /// The receipt content shared by verifyReceipt responses and V1 notifications' `unified_receipt`:
 /// transaction entries and `pending_renewal_info`, in their legacy spellings (numbers and booleans as
 /// strings, dates as `*_ms` strings or iOS 6 / iOS 7 `*_date` values).
+///
+/// Each entry is a unit of its own: one that cannot be read (not an object, an identifier or a date missing, a
+/// time outside ``times``) is quarantined as a part, named by its path (`latest_receipt_info[3]`), while the
+/// others are used.
 struct LegacyReceipt {
+    /// An entry and its path in the payload.
+    typealias Entry = (path: String, value: JSON)
+
     /// One entry per `transaction_id`; `latest_receipt_info` wins over `receipt.in_app` for the same id.
-    var entries: [JSON] = []
-    var pendingRenewals: [JSON] = []
+    var entries: [Entry] = []
+    var pendingRenewals: [Entry] = []
+    let times: PlausibleTimes
     /// Latest expiry per `original_transaction_id` among the subscription entries: E for a failure notice.
     private(set) var latestExpiry: [String: Millis] = [:]
 
-    init(inApp: [JSON], latest: [JSON], pending: [JSON]) {
+    init(inApp: [Entry], latest: [Entry], pending: [Entry], times: PlausibleTimes) {
         var order: [String] = []
-        var byId: [String: JSON] = [:]
-        var anonymous: [JSON] = []
+        var byId: [String: Entry] = [:]
+        var anonymous: [Entry] = []
         for entry in inApp + latest {
-            guard let id = entry["transaction_id"]?.nonEmptyString else {
+            guard let id = entry.value["transaction_id"]?.nonEmptyString else {
                 anonymous.append(entry)
                 continue
             }
@@ -25,66 +33,68 @@ struct LegacyReceipt {
         }
         entries = order.compactMap { byId[$0] } + anonymous
         pendingRenewals = pending
-    }
-
-    /// Lists an array member, accepting the iOS 6 shape where a single object stands for a one-element array.
-    static func list(_ value: JSON?) -> [JSON] {
-        guard let value else { return [] }
-        if let array = value.array { return array }
-        if value.object != nil { return [value] }
-        return []
+        self.times = times
     }
 
     /// Writes the facts of every entry and renewal info; `statedAt` is the statement time used for states that
     /// carry no time of their own (auto-renew status in a pending renewal info).
-    /// - Throws: ``Rejection/excluded(_:)`` when every entry is family-shared; `.invalid` for an entry without
-    ///   its identifiers or dates.
+    /// - Throws: ``Rejection/excluded(_:)`` when every readable entry is family-shared.
     mutating func translate(into list: inout FactList, envelope: Envelope, statedAt: Millis?) throws(Rejection) {
         var familyShared = 0
+        var read = 0
         for entry in entries {
-            guard entry.object != nil else { throw .invalid("receipt entry is not an object") }
-            if entry["in_app_ownership_type"]?.string == "FAMILY_SHARED" {
-                familyShared += 1
-                continue
+            let shared = try list.part(entry.path, entry.value) { list throws(Rejection) -> Bool? in
+                guard entry.value.object != nil else {
+                    throw .invalid("\(entry.path) is a JSON \(JSON.typeName(entry.value)), not a receipt entry")
+                }
+                if entry.value["in_app_ownership_type"]?.string == "FAMILY_SHARED" { return true }
+                try translateEntry(entry, into: &list, envelope: envelope)
+                return false
             }
-            try translateEntry(entry, into: &list, envelope: envelope)
+            guard let shared else { continue }
+            read += 1
+            if shared { familyShared += 1 }
         }
-        if familyShared > 0, familyShared == entries.count { throw .excluded(.familyShared) }
+        if familyShared > 0, familyShared == read { throw .excluded(.familyShared) }
         for info in pendingRenewals {
-            try translateRenewal(info, into: &list, statedAt: statedAt)
+            _ = try list.part(info.path, info.value) { list throws(Rejection) -> Bool? in
+                try translateRenewal(info, into: &list, statedAt: statedAt)
+                return true
+            }
         }
     }
 
-    private mutating func translateEntry(_ entry: JSON, into list: inout FactList,
+    private mutating func translateEntry(_ entry: Entry, into list: inout FactList,
                                          envelope: Envelope) throws(Rejection) {
-        guard let transactionId = entry["transaction_id"]?.nonEmptyString else {
-            throw .invalid("receipt entry without transaction_id")
+        let (path, value) = entry
+        guard let transactionId = value["transaction_id"]?.nonEmptyString else {
+            throw .invalid("\(path).transaction_id is missing")
         }
-        guard let productId = entry["product_id"]?.nonEmptyString else {
-            throw .invalid("receipt entry \(transactionId) without product_id")
+        guard let productId = value["product_id"]?.nonEmptyString else {
+            throw .invalid("\(path).product_id of transaction \(transactionId) is missing")
         }
-        guard let purchased = AppleDate.millis(entry, "purchase_date") else {
-            throw .invalid("receipt entry \(transactionId) without a readable purchase_date")
+        guard let purchased = try AppleDate.time(value, "purchase_date", path: path, times: times) else {
+            throw .invalid("\(path).purchase_date of transaction \(transactionId) is missing or unreadable")
         }
-        let original = entry["original_transaction_id"]?.nonEmptyString ?? transactionId
-        let cancelled = AppleDate.millis(entry, "cancellation_date")
-        let upgraded = entry["is_upgraded"]?.bool == true
+        let original = value["original_transaction_id"]?.nonEmptyString ?? transactionId
+        let cancelled = try AppleDate.time(value, "cancellation_date", path: path, times: times)
+        let upgraded = value["is_upgraded"]?.bool == true
         let currency = envelope.currency
 
-        if AppleDate.has(entry, "expires_date") {
-            guard let expires = AppleDate.millis(entry, "expires_date") else {
-                throw .invalid("receipt entry \(transactionId) has an unreadable expires_date")
+        if AppleDate.has(value, "expires_date") {
+            guard let expires = try AppleDate.time(value, "expires_date", path: path, times: times) else {
+                throw .invalid("\(path).expires_date of transaction \(transactionId) is unreadable")
             }
             var flags: Fact.Flags = []
-            if entry["is_trial_period"]?.bool == true { flags.insert(.trial) }
-            if entry["is_in_intro_offer_period"]?.bool == true, !flags.contains(.trial) { flags.insert(.introductory) }
+            if value["is_trial_period"]?.bool == true { flags.insert(.trial) }
+            if value["is_in_intro_offer_period"]?.bool == true, !flags.contains(.trial) { flags.insert(.introductory) }
             var end = expires
             if upgraded {
                 flags.insert(.upgraded)
                 if let cancelled { end = min(expires, cancelled) }
             }
             list.add(AppleFactKind.period, subject: original, at: purchased, ref: transactionId,
-                     detail: entry["web_order_line_item_id"]?.nonEmptyString, productId: productId, end: end,
+                     detail: value["web_order_line_item_id"]?.nonEmptyString, productId: productId, end: end,
                      currency: currency, flags: flags)
             latestExpiry[original] = max(latestExpiry[original] ?? expires, expires)
             if let cancelled, !upgraded {
@@ -104,15 +114,18 @@ struct LegacyReceipt {
         }
     }
 
-    private func translateRenewal(_ info: JSON, into list: inout FactList, statedAt: Millis?) throws(Rejection) {
-        guard info.object != nil else { throw .invalid("pending_renewal_info entry is not an object") }
-        guard let original = info["original_transaction_id"]?.nonEmptyString else {
-            throw .invalid("pending_renewal_info entry without original_transaction_id")
+    private func translateRenewal(_ entry: Entry, into list: inout FactList, statedAt: Millis?) throws(Rejection) {
+        let (path, info) = entry
+        guard info.object != nil else {
+            throw .invalid("\(path) is a JSON \(JSON.typeName(info)), not a pending renewal info")
         }
+        guard let original = info["original_transaction_id"]?.nonEmptyString else {
+            throw .invalid("\(path).original_transaction_id is missing")
+        }
+        let grace = try AppleDate.time(info, "grace_period_expires_date", path: path, times: times)
         let expiry = latestExpiry[original]
         let noticeAt = expiry ?? statedAt ?? list.latestInstant
         guard let noticeAt else { return }
-        let grace = AppleDate.millis(info, "grace_period_expires_date")
         if let on = info["auto_renew_status"]?.bool, let at = statedAt ?? list.latestInstant {
             list.add(AppleFactKind.renewalStatus, subject: original, at: at,
                      productId: info["auto_renew_product_id"]?.nonEmptyString, flags: on ? .on : [])

@@ -7,8 +7,8 @@
 ///
 /// The columns are generic so that the ledger needs no knowledge of either store; what each column means for a
 /// given ``kind`` is documented by the store module that writes it (`AppleFactKind`, `GoogleFactKind`) and
-/// summarised in `docs/DESIGN.md`. Only two kinds have a meaning the ledger relies on:
-/// ``Kind/link`` (this subject continues the subject in ``ref``) and ``Kind/user``.
+/// summarised in `docs/DESIGN.md`. Only three kinds have a meaning the ledger relies on:
+/// ``Kind/link`` (this subject continues the subject in ``ref``), ``Kind/user`` and ``Kind/testPurchase``.
 public struct Fact: Sendable, Hashable {
     /// The store the fact comes from.
     public var platform: Platform
@@ -79,6 +79,10 @@ public struct Fact: Sendable, Hashable {
         /// `ref` is the app's own user id for `subject` (envelope `app_user_id`, Apple `appAccountToken`,
         /// Google `obfuscatedExternalAccountId`).
         public static let user: Kind = "user"
+        /// `subject` is a test purchase (Google `purchaseType` 0, `testPurchase`): stated by the excluded record
+        /// that shows it, at the purchase's start. Test status belongs to the token, so every record about this
+        /// subject counts as excluded (`test`) and reports leave the subject out, whichever record came first.
+        public static let testPurchase: Kind = "test_purchase"
     }
 
     /// Kind-specific booleans, stored as one integer.
@@ -94,7 +98,8 @@ public struct Fact: Sendable, Hashable {
         /// An introductory (discounted, not free) price.
         public static let introductory = Flags(rawValue: 1 << 3)
         /// The value is an estimate the store did not state (e.g. a Google period start inferred from the
-        /// previous expiry); a stated value for the same thing wins over it.
+        /// previous expiry, the fetch time of a Google resource logged without one); a stated value for the same
+        /// thing wins over it.
         public static let inferred = Flags(rawValue: 1 << 4)
     }
 }

@@ -17,10 +17,14 @@ public struct IngestStatistics: Sendable, Hashable {
     /// Earliest and latest event time (ms, UTC) of the facts stored; `nil` when there are none.
     public var firstEventAt: Millis?
     public var lastEventAt: Millis?
+    /// Things read correctly that the user should still know about, by name (keys are ``IngestWarning`` raw
+    /// values; every name is present, zeros included, once ``withEveryWarning()`` filled them).
+    public var warnings: [String: Int]
 
     public init(files: Int = 0, read: Int = 0, used: Int = 0, duplicate: Int = 0, excluded: Int = 0,
                 quarantined: Int = 0, excludedByReason: [String: Int] = [:], quarantinedByReason: [String: Int] = [:],
-                damagedFiles: [Damaged] = [], firstEventAt: Millis? = nil, lastEventAt: Millis? = nil) {
+                damagedFiles: [Damaged] = [], firstEventAt: Millis? = nil, lastEventAt: Millis? = nil,
+                warnings: [String: Int] = [:]) {
         self.files = files
         self.read = read
         self.used = used
@@ -32,6 +36,23 @@ public struct IngestStatistics: Sendable, Hashable {
         self.damagedFiles = damagedFiles
         self.firstEventAt = firstEventAt
         self.lastEventAt = lastEventAt
+        self.warnings = warnings
+    }
+
+    /// The count of one warning (0 when absent).
+    public subscript(warning: IngestWarning) -> Int {
+        get { warnings[warning.rawValue] ?? 0 }
+        set { warnings[warning.rawValue] = newValue }
+    }
+
+    /// These statistics with every ``IngestWarning`` named, zeros included: what the JSON outputs print, so that
+    /// a script can read any warning without checking that it is there.
+    public func withEveryWarning() -> IngestStatistics {
+        var copy = self
+        for warning in IngestWarning.allCases where copy.warnings[warning.rawValue] == nil {
+            copy.warnings[warning.rawValue] = 0
+        }
+        return copy
     }
 
     /// A damaged input file: everything before `offset` was read.
@@ -44,6 +65,30 @@ public struct IngestStatistics: Sendable, Hashable {
             self.file = file
             self.offset = offset
             self.reason = reason
+        }
+    }
+}
+
+/// A warning of `warnings` (`cli.md`): input that was read, but not as it was written or not whole. Raw values are
+/// the JSON keys; each non-zero count is also said in a sentence on stderr (``sentence(_:)``).
+public enum IngestWarning: String, Sendable, Hashable, CaseIterable {
+    /// Records whose envelope `received_at` was an epoch number below 10^11, read as seconds (not milliseconds).
+    case timestampsInSeconds = "timestamps_in_seconds"
+    /// Pub/Sub messages that share a `messageId` with another message of different data (both used): one per
+    /// message beyond the first of each id.
+    case messageIdConflicts = "message_id_conflicts"
+    /// Unusable parts of used records (a receipt's transaction, a line item), each quarantined on its own.
+    case partsQuarantined = "parts_quarantined"
+
+    /// One sentence for stderr saying what `count` of these means.
+    public func sentence(_ count: Int) -> String {
+        switch self {
+        case .timestampsInSeconds:
+            return "warning: \(count) records had received_at in epoch seconds (a number below 10^11); they were read as seconds, not milliseconds"
+        case .messageIdConflicts:
+            return "warning: \(count) Pub/Sub messages reuse the messageId of another message with different data (merged exports?); both were used"
+        case .partsQuarantined:
+            return "warning: \(count) unusable parts of otherwise used records were quarantined on their own (see `subledger quarantine`)"
         }
     }
 }

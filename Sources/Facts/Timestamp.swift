@@ -1,13 +1,46 @@
 /// RFC 3339 text of an instant, computed with integer civil-date arithmetic (no formatter, no locale).
 public enum Timestamp {
-    /// `2024-04-30T23:59:59.999Z`: UTC with milliseconds.
+    /// `2024-04-30T23:59:59.999Z`: UTC with milliseconds. Total: every `Int64` gives a text (years beyond 9999
+    /// with more digits, before year 0 with a sign), so that nothing a ledger holds can make rendering trap.
     public static func rfc3339(_ instant: Millis) -> String {
-        let dayMillis: Int64 = 86_400_000
-        let days = instant >= 0 ? instant / dayMillis : (instant - dayMillis + 1) / dayMillis
-        let ms = instant - days * dayMillis
+        let (days, ms) = split(instant)
         let (year, month, day) = civil(daysSinceEpoch: days)
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(ms / 3_600_000, 2) + ":"
             + pad(ms / 60_000 % 60, 2) + ":" + pad(ms / 1000 % 60, 2) + "." + pad(ms % 1000, 3) + "Z"
+    }
+
+    /// Whole days since 1970-01-01 (floor) and the milliseconds into that day, without overflow for any `Int64`.
+    private static func split(_ instant: Millis) -> (days: Int64, ms: Int64) {
+        let dayMillis: Int64 = 86_400_000
+        var days = instant / dayMillis
+        var ms = instant % dayMillis
+        if ms < 0 {
+            days -= 1
+            ms += dayMillis
+        }
+        return (days, ms)
+    }
+
+    /// `instant` moved by `months` calendar months in UTC, keeping the time of day; a day past the end of the
+    /// target month is clamped to its last day (Jan 31 + 1 month = Feb 28/29). `nil` when the result does not
+    /// fit in `Int64` milliseconds.
+    public static func addingMonths(_ months: Int64, to instant: Millis) -> Millis? {
+        let (days, ms) = split(instant)
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        let (shifted, overflow) = (year * 12 + (month - 1)).addingReportingOverflow(months)
+        guard !overflow, abs(shifted) < 12 * 300_000_000 else { return nil }
+        let targetYear = shifted >= 0 ? shifted / 12 : (shifted - 11) / 12
+        let targetMonth = shifted - targetYear * 12 + 1
+        let lastDay: Int64
+        switch targetMonth {
+        case 2: lastDay = (targetYear % 4 == 0 && targetYear % 100 != 0) || targetYear % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: lastDay = 30
+        default: lastDay = 31
+        }
+        let targetDays = daysFromCivil(year: targetYear, month: targetMonth, day: min(day, lastDay))
+        let (scaled, scaleOverflow) = targetDays.multipliedReportingOverflow(by: 86_400_000)
+        let (result, addOverflow) = scaled.addingReportingOverflow(ms)
+        return scaleOverflow || addOverflow ? nil : result
     }
 
     /// Gregorian date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).

@@ -2,7 +2,10 @@ import Crypto
 
 /// The key that makes the same record read from two files (or twice from one) one record.
 ///
-/// - A Pub/Sub push: `msg:<messageId>`, the identity Pub/Sub gives each message (redeliveries share it).
+/// - A Pub/Sub push: `msg:<messageId>:<hex>`, the id Pub/Sub gives each message and the SHA-256 of its decoded
+///   data in canonical form. A redelivery repeats both and is one record; the same id with other data (exports
+///   of two subscriptions merged, test fixtures reusing Google's example id) is another message
+///   (`warnings.message_id_conflicts` counts them from the keys: same prefix up to the last `:`).
 /// - An App Store V2 notification: `uuid:<notificationUUID>` (Apple resends a notification with the same UUID).
 /// - Anything else: `sha256:<hex>` of the canonical payload (members sorted, no whitespace; a JWS as its
 ///   text), a 0 byte, then the source and every envelope context field except `received_at`, each as
@@ -12,13 +15,13 @@ import Crypto
 enum DedupKey {
     static func make(source: SourceKind, payload: Payload, envelope: Envelope,
                      messageId: String?, notificationUUID: String?) -> String {
-        if let messageId { return "msg:" + messageId }
-        if source == .appleNotificationV2, let notificationUUID { return "uuid:" + notificationUUID }
+        if messageId == nil, source == .appleNotificationV2, let notificationUUID { return "uuid:" + notificationUUID }
         var input: [UInt8]
         switch payload {
         case .json(let value): input = JSONWriter.canonical(value)
         case .jws(let text): input = Array(text.utf8)
         }
+        if let messageId { return "msg:" + messageId + ":" + hex(SHA256.hash(data: input), prefix: "") }
         input.append(0)
         let context: [(StaticString, String?)] = [
             ("source", source.rawValue), ("app_user_id", envelope.appUserId), ("package_name", envelope.packageName),
@@ -31,10 +34,14 @@ enum DedupKey {
             input.append(contentsOf: value.utf8)
             input.append(0)
         }
-        let digest = SHA256.hash(data: input)
+        return hex(SHA256.hash(data: input), prefix: "sha256:")
+    }
+
+    /// `prefix` and the lowercase hex of `digest`.
+    private static func hex(_ digest: SHA256.Digest, prefix: StaticString) -> String {
         let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = Array("sha256:".utf8)
-        text.reserveCapacity(7 + 64)
+        var text: [UInt8] = Array(UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+        text.reserveCapacity(text.count + 64)
         for byte in digest {
             text.append(hex[Int(byte >> 4)])
             text.append(hex[Int(byte & 0x0F)])

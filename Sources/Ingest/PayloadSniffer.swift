@@ -52,7 +52,7 @@ struct PayloadSniffer {
         case .object(let object):
             return try sniff(object)
         default:
-            throw RecordRejection(reason: .unrecognized, detail: "a JSON \(Self.typeName(value)), not a store payload")
+            throw RecordRejection(reason: .unrecognized, detail: "a JSON \(JSON.typeName(value)), not a store payload")
         }
     }
 
@@ -111,7 +111,7 @@ struct PayloadSniffer {
             throw RecordRejection(reason: .malformedJSON, detail: "Pub/Sub message.data: \(error.description)")
         }
         guard rtdn.object != nil else {
-            throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data holds a JSON \(Self.typeName(rtdn)), not an RTDN object")
+            throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data holds a JSON \(JSON.typeName(rtdn)), not an RTDN object")
         }
         let messageId = (message["messageId"] ?? message["message_id"])?.nonEmptyString
         let publishTime = (message["publishTime"] ?? message["publish_time"])?.string.flatMap(RFC3339.millis)
@@ -143,16 +143,5 @@ struct PayloadSniffer {
         guard object.count > 0 else { return "(none)" }
         let keys = object.keys.prefix(10).joined(separator: ", ")
         return object.count > 10 ? keys + ", ..." : keys
-    }
-
-    static func typeName(_ value: JSON) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool: return "boolean"
-        case .number: return "number"
-        case .string: return "string"
-        case .array: return "array"
-        case .object: return "object"
-        }
     }
 }

@@ -85,27 +85,32 @@ public enum Payload: Sendable, Hashable {
 }
 
 /// A record the ingest understood: which payload it holds, its context, and the key that makes the same
-/// record from two files one (`inputs.md`: Pub/Sub `messageId`, App Store `notificationUUID`, else a digest).
+/// record from two files one (`inputs.md`: Pub/Sub `messageId` and data, App Store `notificationUUID`, else a
+/// digest).
 public struct ParsedRecord: Sendable {
     public var provenance: Provenance
     public var source: SourceKind
     public var envelope: Envelope
     public var payload: Payload
-    /// `msg:<messageId>`, `uuid:<notificationUUID>` or `sha256:<hex of the canonical payload and context>`.
+    /// `msg:<messageId>:<hex SHA-256 of the canonical data>`, `uuid:<notificationUUID>` or
+    /// `sha256:<hex of the canonical payload and context>` (see `DedupKey`).
     public var dedupKey: String
     /// The ``Payload/jws(_:)`` text as the parser decoded it to recognise it (not verified), so that the
     /// translator does not decode it again (decoding was a tenth of ingest's work); `nil` when the parser did not
     /// decode it or it does not decode.
     public var decodedJWS: CompactJWS?
+    /// The envelope's `received_at` was an epoch number in seconds (`warnings.timestamps_in_seconds`).
+    public var receivedAtInSeconds: Bool
 
     public init(provenance: Provenance, source: SourceKind, envelope: Envelope, payload: Payload, dedupKey: String,
-                decodedJWS: CompactJWS? = nil) {
+                decodedJWS: CompactJWS? = nil, receivedAtInSeconds: Bool = false) {
         self.provenance = provenance
         self.source = source
         self.envelope = envelope
         self.payload = payload
         self.dedupKey = dedupKey
         self.decodedJWS = decodedJWS
+        self.receivedAtInSeconds = receivedAtInSeconds
     }
 }
 

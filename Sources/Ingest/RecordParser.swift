@@ -8,13 +8,23 @@ import Facts
 /// type comes from `source` when given, else from the payload's shape (see ``PayloadSniffer``); either way the
 /// App Store `signedPayload` and the Pub/Sub push wrappers are unwrapped. Nothing here verifies signatures or
 /// interprets store fields: that is the translators' work.
+///
+/// Times: the envelope's `received_at` (RFC 3339, or an epoch number: below 10^11 it is seconds, as Python's
+/// `time.time()` writes it, else milliseconds) and, without one, the Pub/Sub `publishTime` must lie in
+/// ``times``, else the record is quarantined `implausible_timestamp`.
 public struct RecordParser: Sendable {
     /// The version of the parsing rules (envelopes, sniffing, dedup keys): raised whenever a change makes some
-    /// record parse differently, so that ledgers made before it are reprocessed.
-    public static let rulesVersion: Int64 = 1
+    /// record parse differently, so that ledgers made before it are reprocessed. 2: `received_at` in epoch
+    /// seconds, Pub/Sub keys on id and data, plausible times.
+    public static let rulesVersion: Int64 = 2
 
-    /// A parser; it holds no state.
-    public init() {}
+    /// The instants a record may state; the run's clock is in it.
+    public let times: PlausibleTimes
+
+    /// A parser checking times against `times` (see ``PlausibleTimes``); it holds no other state.
+    public init(times: PlausibleTimes) {
+        self.times = times
+    }
 
     /// Parses one record: its envelope (if any), the payload kind (from `source` or sniffed by shape, see the
     /// table above), the payload itself and its deduplication key. Anything unusable is a ``RecordRejection``
@@ -39,20 +49,31 @@ public struct RecordParser: Sendable {
             value = .string(text)
         }
         var envelope = Envelope()
+        var inSeconds = false
         var declared: SourceKind?
         var body = value
         if let object = value.object, let envelopeBody = object["body"] {
-            envelope = try Self.envelope(object)
+            (envelope, inSeconds) = try Self.envelope(object)
             declared = try Self.source(object)
             body = try Self.body(envelopeBody)
         }
+        if let receivedAt = envelope.receivedAt, !times.contains(receivedAt) {
+            throw RecordRejection(reason: .implausibleTimestamp,
+                                  detail: times.detail(field: "envelope received_at", instant: receivedAt))
+        }
         let sniffed = try Self.sniff(body, declared: declared)
         let source = declared ?? sniffed.source
-        if envelope.receivedAt == nil { envelope.receivedAt = sniffed.publishedAt }
+        if envelope.receivedAt == nil, let published = sniffed.publishedAt {
+            guard times.contains(published) else {
+                throw RecordRejection(reason: .implausibleTimestamp,
+                                      detail: times.detail(field: "Pub/Sub message.publishTime", instant: published))
+            }
+            envelope.receivedAt = published
+        }
         let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope,
                                 messageId: sniffed.messageId, notificationUUID: sniffed.notificationUUID)
         return ParsedRecord(provenance: raw.provenance, source: source, envelope: envelope, payload: sniffed.payload,
-                            dedupKey: key, decodedJWS: sniffed.jws)
+                            dedupKey: key, decodedJWS: sniffed.jws, receivedAtInSeconds: inSeconds)
     }
 
     /// The payload's kind and unwrapped form. With a declared source, a body of no known shape is passed on as
@@ -71,7 +92,7 @@ public struct RecordParser: Sendable {
     static func source(_ object: JSONObject) throws(RecordRejection) -> SourceKind? {
         guard let value = object["source"], !value.isNull else { return nil }
         guard case .string(let text) = value else {
-            throw RecordRejection(reason: .invalidPayload, detail: "envelope source is a JSON \(PayloadSniffer.typeName(value)), not a string")
+            throw RecordRejection(reason: .invalidPayload, detail: "envelope source is a JSON \(JSON.typeName(value)), not a string")
         }
         guard let kind = SourceKind(rawValue: text) else {
             throw RecordRejection(reason: .unrecognized, detail: "unknown envelope source \"\(text)\"")
@@ -94,19 +115,21 @@ public struct RecordParser: Sendable {
             }
         default:
             throw RecordRejection(reason: .invalidPayload,
-                                  detail: "envelope body is a JSON \(PayloadSniffer.typeName(body)), not an object or a string")
+                                  detail: "envelope body is a JSON \(JSON.typeName(body)), not an object or a string")
         }
     }
 
-    /// The context fields of an envelope (`inputs.md`).
-    static func envelope(_ object: JSONObject) throws(RecordRejection) -> Envelope {
+    /// The context fields of an envelope (`inputs.md`), and whether `received_at` was in epoch seconds.
+    static func envelope(_ object: JSONObject) throws(RecordRejection) -> (Envelope, inSeconds: Bool) {
         var envelope = Envelope()
+        var inSeconds = false
         if let value = object["received_at"], !value.isNull {
-            guard let millis = receivedAt(value) else {
+            guard let time = receivedAt(value) else {
                 throw RecordRejection(reason: .invalidPayload,
-                                      detail: "envelope received_at \(JSONWriter.compact(value)) is neither RFC 3339 nor epoch milliseconds")
+                                      detail: "envelope received_at \(JSONWriter.compact(value).prefix(80)) is neither RFC 3339 nor an epoch number")
             }
-            envelope.receivedAt = millis
+            envelope.receivedAt = time.millis
+            inSeconds = time.inSeconds
         }
         envelope.appUserId = try text(object, "app_user_id")
         envelope.packageName = try text(object, "package_name")
@@ -117,21 +140,21 @@ public struct RecordParser: Sendable {
         envelope.orderId = try text(object, "order_id")
         envelope.currency = try text(object, "currency")
         envelope.storefront = try text(object, "storefront")
-        return envelope
+        return (envelope, inSeconds)
     }
 
-    /// `received_at` as epoch milliseconds (a number or a string of digits) or RFC 3339.
-    static func receivedAt(_ value: JSON) -> Millis? {
+    /// `received_at` in ms UTC: RFC 3339, or an epoch number (a JSON number or a numeric string). An epoch
+    /// number from 0 up to 10^11 is in seconds (10^11 ms is 1973, 10^11 s the year 5138), fractions kept to the
+    /// millisecond (`1756200000.123`, Python's `time.time()`); any other number is milliseconds (a fraction
+    /// dropped). A number beyond `Int64` saturates, so that the plausibility check rejects it by its value.
+    static func receivedAt(_ value: JSON) -> (millis: Millis, inSeconds: Bool)? {
         switch value {
-        case .number:
-            return value.int64
+        case .number(let text):
+            return EpochNumber(text).map { ($0.millis, $0.inSeconds) }
         case .string(let text):
-            let trimmed = String(text.trimmingASCIIWhitespace())
-            if let first = trimmed.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
-               trimmed.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }) {
-                return value.int64
-            }
-            return RFC3339.millis(trimmed)
+            let trimmed = text.trimmingASCIIWhitespace()
+            if let number = EpochNumber(trimmed) { return (number.millis, number.inSeconds) }
+            return RFC3339.millis(String(trimmed)).map { ($0, false) }
         default:
             return nil
         }
@@ -145,7 +168,7 @@ public struct RecordParser: Sendable {
         case .string, .number: return value.nonEmptyString
         default:
             throw RecordRejection(reason: .invalidPayload,
-                                  detail: "envelope \(key) is a JSON \(PayloadSniffer.typeName(value)), not a string")
+                                  detail: "envelope \(key) is a JSON \(JSON.typeName(value)), not a string")
         }
     }
 

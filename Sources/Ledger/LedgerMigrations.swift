@@ -34,7 +34,7 @@ struct LedgerMigration: Sendable {
 /// Every schema step, oldest first. A ledger written by the release before migrations existed (`PRAGMA
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
-    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, payloads, reprocessQueue, factsV2, fileLeases]
+    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases]
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
     static var baseline: String { v3Tables.name }
@@ -131,12 +131,19 @@ enum LedgerMigrations {
         "INSERT INTO ledger_meta (key, value) VALUES ('ledger_id', '\(ledgerId)')",
     ] }
 
-    /// Payloads kept (inputs.md, "Rebuildable"): every distinct record's bytes, compressed with the ledger's zstd
-    /// dictionary, and the rules version that translated it. A record from before this step has no payload
-    /// (NULL): `reprocess` reads it again from its archive. A quarantine row's `raw` is the whole record,
-    /// compressed, when `dictionary` is set (0: compressed without one); NULL marks a row from before this step,
-    /// whose `raw` is the first 4096 bytes as read.
-    static let payloads = LedgerMigration(name: "003-payloads") { _ in [
+    /// Records v2. Payloads kept (inputs.md, "Rebuildable"): every distinct record's bytes, compressed with the
+    /// ledger's zstd dictionary, and the rules version that translated it; a record from before this step has no
+    /// payload (NULL), and `reprocess` reads it again from its archive. A quarantine row's `raw` is the whole
+    /// record, compressed, when `dictionary` is set (0: compressed without one); NULL marks a row from before this
+    /// step, whose `raw` is the first 4096 bytes as read. And what the records are about:
+    /// - `platform` and `subject`: the one subject the record's facts are about (a Google purchase token), NULL
+    ///   when none or several; a record whose subject has an excluded `test` record counts as excluded (`test`)
+    ///   whatever its own outcome, since test status belongs to the token;
+    /// - `flags`: ``StoredRecord/Flags``, OR-ed over every copy of the record (1: `received_at` in epoch seconds);
+    /// - `bucket`: ``LedgerBucket`` of its subject; `run`: the run that stored it, which is how a run counts its
+    ///   own records;
+    /// - `quarantine.part`: for a part of a used record, its path in the payload (`''` for whole records).
+    static let recordsV2 = LedgerMigration(name: "003-records-v2") { _ in [
         """
         CREATE TABLE payload_dictionaries (
             id              BIGINT  NOT NULL PRIMARY KEY,
@@ -147,8 +154,16 @@ enum LedgerMigrations {
         "ALTER TABLE records ADD COLUMN payload BLOB",
         "ALTER TABLE records ADD COLUMN dictionary BIGINT",
         "ALTER TABLE records ADD COLUMN rules_version BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN bucket BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN platform TEXT",
+        "ALTER TABLE records ADD COLUMN subject TEXT",
+        "ALTER TABLE records ADD COLUMN flags BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE records ADD COLUMN run TEXT",
+        "CREATE INDEX records_by_bucket ON records (bucket)",
+        "CREATE INDEX records_by_run ON records (run)",
         "ALTER TABLE quarantine ADD COLUMN dictionary BIGINT",
         "ALTER TABLE quarantine ADD COLUMN rules_version BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE quarantine ADD COLUMN part TEXT NOT NULL DEFAULT ''",
     ] }
 
     /// The work list of a reprocess: the records and quarantined records to translate again, moved here from
@@ -179,9 +194,8 @@ enum LedgerMigrations {
     ] }
 
     /// Facts v2: the fact names the record that stated it first (`record`: earliest `observed_at`, then
-    /// smallest dedup key, so that any order of ingest gives the same one), and every fact and record carries its
-    /// `bucket` (``LedgerBucket``, a stable hash of platform and subject into 0..<1024) leading the facts' primary
-    /// key, so that a report slice reads a range of buckets and a distributed database places rows by it. The
+    /// smallest dedup key, so that any order of ingest gives the same one), and every fact carries its `bucket`
+    /// (``LedgerBucket``, a stable hash of platform and subject into 0..<1024) leading the facts' primary key, so that a report slice reads a range of buckets and a distributed database places rows by it. The
     /// facts of an older ledger are dropped: its records have no payload either, and a reprocess rebuilds both.
     /// Links get an index of their own: every report reads them all to join Google chains.
     static let factsV2 = LedgerMigration(name: "005-facts-v2") { _ in [
@@ -207,8 +221,6 @@ enum LedgerMigrations {
         ) WITHOUT ROWID
         """,
         "CREATE INDEX facts_links ON facts (platform, subject, ref) WHERE kind = 'link'",
-        "ALTER TABLE records ADD COLUMN bucket BIGINT NOT NULL DEFAULT 0",
-        "CREATE INDEX records_by_bucket ON records (bucket)",
     ] }
 }
 

@@ -105,9 +105,14 @@ enum LedgerSchema {
     /// lookup of the key instead of a SELECT and then an INSERT.
     static let insertRecord = """
         INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
-            dictionary, rules_version, bucket)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            dictionary, rules_version, bucket, platform, subject, flags, run)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (dedup_key) DO NOTHING
+        """
+
+    /// A copy of a stored record adds its flags (OR: the same for any order of the copies).
+    static let addRecordFlags = """
+        UPDATE records SET flags = flags | ? WHERE dedup_key = ? AND (flags | ?) <> flags
         """
 
     /// A duplicate seen at a smaller provenance moves the record's provenance there (canonical provenance).
@@ -143,6 +148,15 @@ enum LedgerSchema {
         ON CONFLICT (key) DO NOTHING
         """
 
+    /// A part of a used record: one row per (record, path), at the record's smallest provenance.
+    static let insertPart = """
+        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version,
+            part)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET file = excluded.file, member = excluded.member, position = excluded.position
+        WHERE (excluded.file, excluded.member, excluded.position) < (quarantine.file, quarantine.member, quarantine.position)
+        """
+
     // MARK: reprocess
 
     /// Moves every record onto the queue (payload-less rows too: their files are read again instead).
@@ -154,7 +168,7 @@ enum LedgerSchema {
     static let queueQuarantine = """
         INSERT INTO reprocess_queue (origin, key, file, member, position, payload, dictionary)
         SELECT 'quarantine', key, file, member, position, raw, dictionary FROM quarantine
-        WHERE dictionary IS NOT NULL
+        WHERE dictionary IS NOT NULL AND part = ''
         """
 
     /// Files whose quarantined rows were cut to 4096 bytes by the release before payloads were kept.
@@ -162,7 +176,9 @@ enum LedgerSchema {
 
     static let deleteRecords = "DELETE FROM records"
     static let deleteFacts = "DELETE FROM facts"
-    static let deleteQueuedQuarantine = "DELETE FROM quarantine WHERE dictionary IS NOT NULL"
+    static let deleteQueuedQuarantine = "DELETE FROM quarantine WHERE dictionary IS NOT NULL AND part = ''"
+    /// Parts of used records: a full reprocess makes them again from their records.
+    static let deleteParts = "DELETE FROM quarantine WHERE part <> ''"
     static let deleteLegacyQuarantine = "DELETE FROM quarantine WHERE dictionary IS NULL"
 
     /// The files of queued rows without a payload: read again from the archive instead.
@@ -197,27 +213,45 @@ enum LedgerSchema {
         SELECT COUNT(*), CAST(COALESCE(SUM(read), 0) AS BIGINT) FROM files
         """
 
-    static let recordsByOutcome = """
-        SELECT outcome, COALESCE(reason, ''), COUNT(*) FROM records GROUP BY outcome, reason ORDER BY outcome, reason
+    /// Where the records of a run (`run` = ?, or every record when NULL) ended: by source, outcome, reason and
+    /// whether their subject is a test purchase's (some record of the same platform and subject was excluded as
+    /// `test`), with how many had `received_at` in seconds. The marked subjects are few (test purchases).
+    static let recordOutcomes = """
+        WITH marked AS (
+            SELECT DISTINCT platform, subject FROM records
+            WHERE outcome = 'excluded' AND reason = 'test' AND subject IS NOT NULL
+        )
+        SELECT r.source, r.outcome, COALESCE(r.reason, ''), CASE WHEN m.subject IS NULL THEN 0 ELSE 1 END, COUNT(*),
+            CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
+        FROM records r
+        LEFT JOIN marked m ON m.platform = r.platform AND m.subject = r.subject
+        WHERE (? IS NULL OR r.run = ?)
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
 
-    static let recordsBySource = """
-        SELECT source, outcome, COUNT(*) FROM records GROUP BY source, outcome ORDER BY source, outcome
+    /// Pub/Sub messages beyond the first of each `messageId` (keys `msg:<id>:<64 hex>`): id conflicts.
+    static let messageIdConflicts = """
+        SELECT COUNT(*) - COUNT(DISTINCT substr(dedup_key, 1, length(dedup_key) - 64)) FROM records
+        WHERE dedup_key >= 'msg:' AND dedup_key < 'msg;'
         """
 
-    static let quarantineByReason = "SELECT reason, COUNT(*) FROM quarantine GROUP BY reason ORDER BY reason"
+    /// Whole quarantined records by reason (first column 0), and parts of used records (1).
+    static let quarantineByReason = """
+        SELECT CASE WHEN part <> '' THEN 1 ELSE 0 END, reason, COUNT(*) FROM quarantine GROUP BY 1, 2 ORDER BY 1, 2
+        """
 
     static let damagedFiles = """
         SELECT path, damage_offset, damage_reason FROM files WHERE damage_offset IS NOT NULL ORDER BY path
         """
 
-    /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement.
-    static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts"
+    /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement, among the
+    /// facts inside the window reports read (`PlausibleTimes.representable`; an ingest stores no other).
+    static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ?"
 
     static let listQuarantine = """
-        SELECT reason, detail, file, member, position, raw, raw_size, dictionary FROM quarantine
+        SELECT reason, detail, file, member, position, raw, raw_size, dictionary, part FROM quarantine
         WHERE (? IS NULL OR reason = ?)
-        ORDER BY file, member, position, key
+        ORDER BY file, member, position, part, key
         """
 
     // MARK: report scan
@@ -301,8 +335,8 @@ enum LedgerSchema {
 
     /// Records with their canonical provenance: two ingest orders must agree on it too.
     static let digestRecords = """
-        SELECT dedup_key, source, outcome, reason, file, member, position, received_at, rules_version FROM records
-        ORDER BY dedup_key
+        SELECT dedup_key, source, outcome, reason, file, member, position, received_at, rules_version, subject, flags
+        FROM records ORDER BY dedup_key
         """
 
     /// In primary-key order: no sort, and total even if two subjects shared a key.
@@ -310,5 +344,7 @@ enum LedgerSchema {
         SELECT fact_key, observed_at, record FROM facts ORDER BY bucket, platform, subject, fact_key
         """
 
-    static let digestQuarantine = "SELECT key, reason, detail FROM quarantine ORDER BY key"
+    static let digestQuarantine = """
+        SELECT key, reason, detail, file, member, position, part FROM quarantine ORDER BY key
+        """
 }

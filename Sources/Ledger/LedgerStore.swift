@@ -88,8 +88,15 @@ public protocol LedgerStore: AnyObject {
 
     /// Everything ingested so far (`status`). See ``SQLiteLedger/statistics()`` for how the counts are derived.
     func statistics() throws(LedgerError) -> IngestStatistics
-    /// Used and excluded record counts by payload source.
+    /// Used and excluded record counts by payload source (test purchases' records counted as excluded).
     func countsBySource() throws(LedgerError) -> [SourceCount]
+    /// Where the records a run stored ended (every record when `run` is `nil`), classified as ``statistics()``
+    /// does: a test purchase's records as excluded, whichever arrived first. This is how an ingest reports where
+    /// its own records ended.
+    func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes
+    /// Every ``IngestWarning`` of the ledger, by raw value: derived from what it stores, so equal for any order of
+    /// the same inputs and unchanged by a re-run.
+    func warnings() throws(LedgerError) -> [String: Int]
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
     /// Streams the subscriptions of a range of buckets (``LedgerBucket``): each once, with all its facts, Google

@@ -121,6 +121,7 @@ extension SQLLedger {
                 try execute(LedgerSchema.queueRecords, [])
                 try execute(LedgerSchema.deleteRecords, [])
                 try execute(LedgerSchema.deleteFacts, [])
+                try execute(LedgerSchema.deleteParts, [])
                 // Quarantined rows cut at 4096 bytes cannot be tried again: their files are read again instead,
                 // which quarantines them anew, whole.
                 reread += try strings(LedgerSchema.legacyQuarantineFiles)
@@ -152,54 +153,84 @@ extension SQLLedger {
     /// Everything ingested so far.
     ///
     /// - `files`: manifest rows; `read`: Σ of each file's latest read.
-    /// - `used` / `excluded`: rows of `records` by outcome; `quarantined`: rows of `quarantine`.
+    /// - `used` / `excluded`: rows of `records` by outcome (``recordOutcomes(run:)``: a record about a test
+    ///   purchase's token counts as excluded `test`); `quarantined`: whole records in `quarantine`.
     /// - `duplicate = read - used - excluded - quarantined`. This is exact because every stored row was created
     ///   by exactly one record read, and every other record read found its row already there, i.e. was a
     ///   duplicate. It holds as long as files only grow (archives are appended to or left alone): each row's
     ///   record is then still inside the latest read of some file. A file rewritten with records removed leaves
     ///   rows that no latest read counts, and duplicates are undercounted (never below 0: clamped).
+    /// - `warnings`: ``warnings()``.
     public func statistics() throws(LedgerError) -> IngestStatistics {
         var statistics = IngestStatistics()
         try eachRow(LedgerSchema.fileTotals, []) { row throws(LedgerError) in
             statistics.files = Int(try row.integer(0) ?? 0)
             statistics.read = Int(try row.integer(1) ?? 0)
         }
-        try eachRow(LedgerSchema.recordsByOutcome, []) { row throws(LedgerError) in
-            let count = Int(try row.requiredInteger(2))
-            if try row.text(0) == "used" {
-                statistics.used += count
-            } else {
-                statistics.excluded += count
-                statistics.excludedByReason[try row.text(1) ?? "", default: 0] += count
-            }
-        }
-        try eachRow(LedgerSchema.quarantineByReason, []) { row throws(LedgerError) in
-            let count = Int(try row.requiredInteger(1))
-            statistics.quarantined += count
-            statistics.quarantinedByReason[try row.requiredText(0), default: 0] += count
-        }
+        let outcomes = try recordOutcomes(run: nil)
+        statistics.used = outcomes.used
+        statistics.excluded = outcomes.excluded
+        statistics.excludedByReason = outcomes.excludedByReason
+        let quarantine = try quarantineCounts()
+        statistics.quarantined = quarantine.records.values.reduce(0, +)
+        statistics.quarantinedByReason = quarantine.records
         statistics.duplicate = max(0, statistics.read - statistics.used - statistics.excluded - statistics.quarantined)
         statistics.read = statistics.used + statistics.duplicate + statistics.excluded + statistics.quarantined
         try eachRow(LedgerSchema.damagedFiles, []) { row throws(LedgerError) in
             statistics.damagedFiles.append(IngestStatistics.Damaged(
                 file: try row.requiredText(0), offset: try row.requiredInteger(1), reason: try row.text(2) ?? ""))
         }
-        try eachRow(LedgerSchema.eventRange, []) { row throws(LedgerError) in
+        let window = PlausibleTimes.representable
+        try eachRow(LedgerSchema.eventRange, [.integer(window.earliest), .integer(window.latest)]) { row throws(LedgerError) in
             statistics.firstEventAt = try row.integer(0)
             statistics.lastEventAt = try row.integer(1)
         }
+        statistics.warnings = try warnings(outcomes: outcomes, parts: quarantine.parts)
         return statistics
     }
 
-    public func countsBySource() throws(LedgerError) -> [SourceCount] {
-        var counts: [SourceCount] = []
-        try eachRow(LedgerSchema.recordsBySource, []) { row throws(LedgerError) in
+    public func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes {
+        var outcomes = RecordOutcomes()
+        try eachRow(LedgerSchema.recordOutcomes, [.text(run), .text(run)]) { row throws(LedgerError) in
             let source = try row.requiredText(0)
-            if counts.last?.source != source { counts.append(SourceCount(source: source, used: 0, excluded: 0)) }
-            let count = Int(try row.requiredInteger(2))
-            if try row.text(1) == "used" { counts[counts.count - 1].used += count } else { counts[counts.count - 1].excluded += count }
+            let count = Int(try row.requiredInteger(4))
+            var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
+            if try row.requiredInteger(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
+            outcomes.add(source: source, excludedFor: reason, count: count)
+            outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
         }
-        return counts
+        return outcomes
+    }
+
+    public func warnings() throws(LedgerError) -> [String: Int] {
+        try warnings(outcomes: recordOutcomes(run: nil), parts: quarantineCounts().parts)
+    }
+
+    /// Every ``IngestWarning``: seconds from the records' flags, conflicts from the Pub/Sub keys, parts from the
+    /// quarantine.
+    private func warnings(outcomes: RecordOutcomes, parts: Int) throws(LedgerError) -> [String: Int] {
+        var conflicts = 0
+        try eachRow(LedgerSchema.messageIdConflicts, []) { row throws(LedgerError) in conflicts = Int(try row.integer(0) ?? 0) }
+        return [
+            IngestWarning.timestampsInSeconds.rawValue: outcomes.receivedInSeconds,
+            IngestWarning.messageIdConflicts.rawValue: conflicts,
+            IngestWarning.partsQuarantined.rawValue: parts,
+        ]
+    }
+
+    /// Whole quarantined records by reason, and the number of parts of used records.
+    private func quarantineCounts() throws(LedgerError) -> (records: [String: Int], parts: Int) {
+        var records: [String: Int] = [:]
+        var parts = 0
+        try eachRow(LedgerSchema.quarantineByReason, []) { row throws(LedgerError) in
+            let count = Int(try row.requiredInteger(2))
+            if try row.requiredInteger(0) != 0 { parts += count } else { records[try row.requiredText(1), default: 0] += count }
+        }
+        return (records, parts)
+    }
+
+    public func countsBySource() throws(LedgerError) -> [SourceCount] {
+        try recordOutcomes(run: nil).bySource
     }
 
     public func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws {
@@ -219,8 +250,10 @@ extension SQLLedger {
                 return bytes
             } ?? stored
             do {
-                try body(QuarantinedRecord(reason: try row.requiredText(0), detail: try row.requiredText(1),
-                                           provenance: provenance, raw: raw, rawSize: Int(try row.requiredInteger(6))))
+                let part = try row.text(8) ?? ""
+            try body(QuarantinedRecord(reason: try row.requiredText(0), detail: try row.requiredText(1),
+                                           provenance: provenance, raw: raw, rawSize: Int(try row.requiredInteger(6)),
+                                           part: part.isEmpty ? nil : part))
             } catch {
                 failure = error
             }
@@ -235,9 +268,10 @@ extension SQLLedger {
         var hasher = SHA256()
         var encoder = DigestEncoder()
         let tables: [(sql: String, columns: [Column])] = [
-            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer, .integer, .integer]),
+            (LedgerSchema.digestRecords, [.text, .text, .text, .text, .text, .text, .integer, .integer, .integer, .text,
+                                          .integer]),
             (LedgerSchema.digestFacts, [.blob, .integer, .text]),
-            (LedgerSchema.digestQuarantine, [.text, .text, .text]),
+            (LedgerSchema.digestQuarantine, [.text, .text, .text, .text, .text, .integer, .text]),
         ]
         for (table, (sql, columns)) in tables.enumerated() {
             encoder.reset()

@@ -42,8 +42,19 @@ extension SQLiteLedger {
         try insert.bind(10, record.payload.dictionaryId)
         try insert.bind(11, record.rulesVersion)
         try insert.bind(12, record.bucket)
+        try insert.bind(13, record.source.platform.rawValue)
+        try insert.bind(14, record.subject)
+        try insert.bind(15, record.flags.rawValue)
+        try insert.bind(16, record.run)
         try insert.run()
         let isNew = insert.changes > 0
+        if !isNew, !record.flags.isEmpty {
+            let flags = try prepared(LedgerSchema.addRecordFlags)
+            try flags.bind(1, record.flags.rawValue)
+            try flags.bind(2, record.dedupKey)
+            try flags.bind(3, record.flags.rawValue)
+            try flags.run()
+        }
         if !isNew {
             let move = try prepared(LedgerSchema.moveRecordProvenance)
             try move.bind(1, provenance.file)
@@ -64,7 +75,25 @@ extension SQLiteLedger {
             try keep.run()
         }
         for fact in facts { try self.insert(fact, statedBy: record.dedupKey) }
+        for part in record.parts { try insertPart(part) }
         return isNew
+    }
+
+    /// A part of a used record; a copy of the record read at a smaller provenance moves the part there.
+    private func insertPart(_ entry: QuarantineEntry) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.insertPart)
+        try statement.bind(1, entry.key)
+        try statement.bind(2, entry.reason)
+        try statement.bind(3, entry.detail)
+        try statement.bind(4, entry.provenance.file)
+        try statement.bind(5, entry.provenance.member ?? "")
+        try statement.bind(6, entry.provenance.position)
+        try statement.bind(7, blob: entry.payload.bytes[...])
+        try statement.bind(8, entry.rawSize)
+        try statement.bind(9, entry.payload.dictionaryId)
+        try statement.bind(10, entry.rulesVersion)
+        try statement.bind(11, entry.part ?? "")
+        try statement.run()
     }
 
     /// Quarantines one record; `false` when that record was quarantined from that place before.

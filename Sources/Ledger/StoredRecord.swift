@@ -22,9 +22,18 @@ public struct StoredRecord: Sendable, Hashable {
     public var rulesVersion: Int64
     /// The bucket of the subject it is about (its first fact's), else of its dedup key (``LedgerBucket``).
     public var bucket: Int
+    /// The one subject every fact (or marker) of the record is about, `nil` when none or several: what makes
+    /// the record count as a test purchase's once its token is marked (``LedgerStore/recordOutcomes(run:)``).
+    public var subject: String?
+    public var flags: Flags
+    /// Unusable parts of a used record (``QuarantineEntry/init(part:record:provenance:payload:rulesVersion:)``).
+    public var parts: [QuarantineEntry]
+    /// The run (an ingest or a reprocess) that stored it: how a run counts its own records.
+    public var run: String
 
     public init(dedupKey: String, source: SourceKind, outcome: Outcome, provenance: Provenance, receivedAt: Millis?,
-                payload: CompressedPayload, rulesVersion: Int64, bucket: Int) {
+                payload: CompressedPayload, rulesVersion: Int64, bucket: Int, subject: String? = nil,
+                flags: Flags = [], parts: [QuarantineEntry] = [], run: String) {
         self.dedupKey = dedupKey
         self.source = source
         self.outcome = outcome
@@ -33,6 +42,18 @@ public struct StoredRecord: Sendable, Hashable {
         self.payload = payload
         self.rulesVersion = rulesVersion
         self.bucket = bucket
+        self.subject = subject
+        self.flags = flags
+        self.parts = parts
+        self.run = run
+    }
+
+    /// Facts about how a record was read, kept per record (OR-ed over its copies) for `warnings`.
+    public struct Flags: OptionSet, Sendable, Hashable {
+        public var rawValue: Int64
+        public init(rawValue: Int64) { self.rawValue = rawValue }
+        /// The envelope's `received_at` was an epoch number in seconds (`warnings.timestamps_in_seconds`).
+        public static let receivedAtInSeconds = Flags(rawValue: 1 << 0)
     }
 }
 
@@ -47,5 +68,33 @@ public struct SourceCount: Sendable, Hashable {
         self.source = source
         self.used = used
         self.excluded = excluded
+    }
+}
+
+/// Where the distinct records ended, as the ledger classifies them now: a record about a token some record showed
+/// to be a test purchase counts as excluded (`test`), whatever it was stored as (test status belongs to the
+/// token, so the counts do not depend on which record of the token arrived first).
+public struct RecordOutcomes: Sendable, Hashable {
+    public var used = 0
+    public var excludedByReason: [String: Int] = [:]
+    /// Per payload source, sorted by source.
+    public var bySource: [SourceCount] = []
+    /// Records whose `received_at` was in epoch seconds.
+    public var receivedInSeconds = 0
+
+    public init() {}
+
+    public var excluded: Int { excludedByReason.values.reduce(0, +) }
+
+    /// Counts `count` records of `source`: used when `excludedFor` is `nil`, else excluded for that reason.
+    mutating func add(source: String, excludedFor reason: String?, count: Int) {
+        if bySource.last?.source != source { bySource.append(SourceCount(source: source, used: 0, excluded: 0)) }
+        if let reason {
+            excludedByReason[reason, default: 0] += count
+            bySource[bySource.count - 1].excluded += count
+        } else {
+            used += count
+            bySource[bySource.count - 1].used += count
+        }
     }
 }

@@ -34,6 +34,8 @@ public struct RecordTranslator: Sendable {
 /// to ``lockTimeout``.
 public struct IngestJob {
     public var ledger: LedgerLocation
+    /// Reads raw records (it holds the run's plausible times).
+    public var parser: RecordParser
     public var translator: RecordTranslator
     public var progress: ProgressOutput
     /// How long to wait for another writer of the same ledger before giving up.
@@ -41,15 +43,20 @@ public struct IngestJob {
 
     /// A job writing into `ledger` (created when missing); `lockTimeout` is how long it waits for another writer
     /// of the same ledger to finish before giving up with ``IngestError/busy``.
-    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .standardError,
-                lockTimeout: Duration = .seconds(60)) {
+    public init(ledger: LedgerLocation, parser: RecordParser, translator: RecordTranslator,
+                progress: ProgressOutput = .standardError, lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
+        self.parser = parser
         self.translator = translator
         self.progress = progress
         self.lockTimeout = lockTimeout
     }
 
-    /// Ingests `inputs` (files, folders, globs) and returns what this run did.
+    /// Ingests `inputs` (files, folders, globs) and returns what this run did. Where this run's records ended is
+    /// classified as `status` classifies them once the run is done (``LedgerStore/recordOutcomes(run:)``: a record
+    /// of a token the run found to be a test purchase is excluded, even when it came first); the warnings are what
+    /// the run added to the ledger's (``LedgerStore/warnings()``), so that one run into a new ledger reports
+    /// exactly what `status` reports afterwards.
     public func run(inputs: [String]) throws(IngestError) -> IngestOutcome {
         let files: [String]
         do {
@@ -64,14 +71,20 @@ public struct IngestJob {
             var outcome = IngestOutcome()
             if session.isStale {
                 progress.say("the ledger's facts were made by older rules (or a reprocess was interrupted): reprocessing them first")
-                outcome.reprocess = try session.reprocess(.full, translator: translator, progress: progress,
-                                                          sampleFiles: files)
+                outcome.reprocess = try session.reprocess(.full, parser: parser, translator: translator,
+                                                          progress: progress, sampleFiles: files)
             }
             let store = session.store
-            var pipeline = RecordPipeline(translator: translator, rulesVersion: RulesVersion.current,
+            let pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
                                           dictionaries: try session.dictionaries(sampling: files), progress: progress)
+            let warningsBefore = try store.warnings()
             let tally = try pipeline.run([.inputs(files, claimer: try store.fileClaimer())], into: store)
             outcome.statistics = tally.statistics
+            let outcomes = try store.recordOutcomes(run: pipeline.run)
+            outcome.statistics.used = outcomes.used
+            outcome.statistics.excluded = outcomes.excluded
+            outcome.statistics.excludedByReason = outcomes.excludedByReason
+            outcome.statistics.warnings = try store.warnings().merging(warningsBefore) { $0 - $1 }
             outcome.unchanged = tally.unchanged
             outcome.copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }
             return outcome

@@ -50,11 +50,14 @@ struct PipelineTally {
 /// `reading` with a committed prefix, or as it was before the run, and the queue holding exactly what is left to
 /// do; the next run reads the rest: the prefix deduplicates, nothing is lost or doubled.
 struct RecordPipeline {
+    var parser: RecordParser
     var translator: RecordTranslator
     /// The rules version stamped on every record written (``RulesVersion/current``).
     var rulesVersion: Int64
     /// Every dictionary payloads may be compressed with; new payloads use the last (none when empty).
     var dictionaries: [PayloadDictionary]
+    /// This run's identity, stamped on the records it stores (``LedgerStore/recordOutcomes(run:)`` counts them).
+    let run = UUID().uuidString.lowercased()
     var progress: ProgressOutput
     /// What the progress line calls the run: `ingest` or `reprocess`.
     var label = "ingest"
@@ -320,12 +323,15 @@ struct RecordPipeline {
     /// `output`, until the reader is done. When the store side cancels `output`, it stops the reader in turn and
     /// waits for it before it ends.
     private func startWorker(from input: IngestBatchQueue, to output: IngestBatchQueue) {
+        let parser = parser
         let translator = translator
         let rulesVersion = rulesVersion
+        let run = run
         let dictionaries = dictionaries
         let thread = Thread {
             defer { output.producerDone() }
-            let work = RecordWork(translator: translator, rulesVersion: rulesVersion, dictionaries: dictionaries)
+            let work = RecordWork(parser: parser, translator: translator, rulesVersion: rulesVersion, run: run,
+                                  dictionaries: dictionaries)
             do {
                 while let item = input.pop() {
                     guard case .batch(var records) = item else {

@@ -94,7 +94,11 @@ public struct ReportJob {
         let line = ProgressLine(output: progress)
         defer { line.finish() }
         do {
-            try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { platform, id, facts in
+            try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { platform, id, stored in
+                // No ingest stores a time outside the plausible window; a damaged ledger might, and one such
+                // instant must not make month tables or date arithmetic trap: left out.
+                let window = PlausibleTimes.representable
+                let facts = stored.allSatisfy { window.contains($0) } ? stored : stored.filter { window.contains($0) }
                 switch platform {
                 case .apple: engine.add(apple.history(id: id, facts: facts))
                 case .google: engine.add(google.history(id: id, facts: facts))

@@ -1,4 +1,5 @@
 import Facts
+import Ingest
 import Ledger
 
 /// `subledger reprocess`: rebuilds facts from the payloads the ledger keeps, with today's rules and the given
@@ -11,14 +12,17 @@ import Ledger
 /// leave the ledger's queue in the transaction that writes their new outcome.
 public struct ReprocessJob {
     public var ledger: LedgerLocation
+    /// Reads the stored records (it holds the run's plausible times).
+    public var parser: RecordParser
     public var translator: RecordTranslator
     public var progress: ProgressOutput
     /// How long to wait for another writer of the same ledger before giving up.
     public var lockTimeout: Duration
 
-    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .standardError,
-                lockTimeout: Duration = .seconds(60)) {
+    public init(ledger: LedgerLocation, parser: RecordParser, translator: RecordTranslator,
+                progress: ProgressOutput = .standardError, lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
+        self.parser = parser
         self.translator = translator
         self.progress = progress
         self.lockTimeout = lockTimeout
@@ -33,7 +37,7 @@ public struct ReprocessJob {
             progress.say("the ledger's facts were made by older rules: reprocessing everything, not only the quarantine")
         }
         return try IngestError.wrap { () throws(LedgerError) in
-            try session.reprocess(effective, translator: translator, progress: progress)
+            try session.reprocess(effective, parser: parser, translator: translator, progress: progress)
         }
     }
 }

@@ -68,12 +68,12 @@ struct WriterSession {
 
     /// Rebuilds what `scope` covers from the payloads the ledger keeps (and reads again the manifest files that
     /// lack them), with `translator`, and ends the reprocess.
-    func reprocess(_ scope: ReprocessScope, translator: RecordTranslator, progress: ProgressOutput,
-                   sampleFiles: [String] = []) throws(LedgerError) -> ReprocessOutcome {
+    func reprocess(_ scope: ReprocessScope, parser: RecordParser, translator: RecordTranslator,
+                   progress: ProgressOutput, sampleFiles: [String] = []) throws(LedgerError) -> ReprocessOutcome {
         _ = try store.queueForReprocess(scope)
         let manifest = try store.filesToReread()
         let dictionaries = try dictionaries(sampling: manifest.map(\.path) + sampleFiles, queue: store.queueReader())
-        var pipeline = RecordPipeline(translator: translator, rulesVersion: RulesVersion.current,
+        var pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
                                       dictionaries: dictionaries, progress: progress)
         pipeline.label = "reprocess"
         let tally = try pipeline.run([.queue(store.queueReader()), .manifestFiles(manifest)], into: store)

@@ -3,9 +3,13 @@ import Facts
 /// The fact kinds the Google translator writes, and what each ``Fact`` column means for them.
 ///
 /// Every Google fact has `platform == .google` and `subject` = the purchase token it is about. Instants are ms
-/// UTC. `observedAt` is the RTDN `eventTimeMillis`, or for a fetched resource the envelope's `received_at`.
+/// UTC, all inside the translator's `PlausibleTimes`. `observedAt` is the RTDN `eventTimeMillis`, or for a fetched
+/// resource the envelope's `received_at` (without one, the latest time the resource proves: the start of the
+/// order it shows, a later stated cancellation, or an expiry its state says has passed; see `ShownPeriod`).
 /// Facts are statements of one record; ``GoogleHistoryBuilder`` rebuilds orders, episodes and outcomes from
-/// the set of them, so no fact depends on the order records arrive in.
+/// the set of them, so no fact depends on the order records arrive in. Besides these kinds, the excluded record of
+/// a test purchase states `Fact.Kind.testPurchase` for its token (`at`: the purchase's start), and the builder
+/// leaves that token out.
 public enum GoogleFactKind {
     /// A subscription RTDN: `at` = `eventTimeMillis`, `detail` = the `notificationType` number as sent (unknown
     /// numbers kept), `productId` = `subscriptionId`.
@@ -17,7 +21,8 @@ public enum GoogleFactKind {
     /// is within `introductoryPriceCycles`; v2 `recurringPrice` as units × 10⁶ + nanos / 10³; 0 for a free trial;
     /// `nil` for a v2 introductory phase, whose charge the resource does not state), `detail` = a
     /// `GoogleSubscriptionState` code (`v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=`), flags `.trial`
-    /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price).
+    /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price), `.inferred` (logged
+    /// without `received_at`: `observedAt` is the lower bound the resource proves, see `ShownPeriod`).
     public static let state: Fact.Kind = "state"
     /// The token's subscription start: `at` = `startTimeMillis` / `startTime`.
     public static let start: Fact.Kind = "start"

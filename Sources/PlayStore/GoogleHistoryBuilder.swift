@@ -8,6 +8,11 @@ import Facts
 /// rebuilds orders and billing episodes; here the tokens are joined (an old token's order ends where the
 /// token replacing it starts, `.replaced`), revocations are applied (a voided order by its id, REVOKED to the
 /// order current then), and one-time products become ``OneTimePurchase``s.
+///
+/// Test purchases: a token some record marked (``Fact/Kind/testPurchase``) is left out with all its facts, its
+/// RTDNs included, whatever order they were stored in. Test status belongs to the token, so in a chain only the
+/// marked tokens go: a paid token linked from a test one (a tester's upgrade paid with a real account) starts its
+/// own history as if it had no predecessor.
 public struct GoogleHistoryBuilder: Sendable {
     /// A builder; it holds no state, so one serves every chain.
     public init() {}
@@ -19,7 +24,7 @@ public struct GoogleHistoryBuilder: Sendable {
         for fact in Set(facts) where fact.platform == .google {
             bySubject[fact.subject, default: []].append(fact)
         }
-        let tokens = bySubject.keys.sorted().map { TokenFacts(token: $0, facts: bySubject[$0] ?? []) }
+        let tokens = bySubject.keys.sorted().map { TokenFacts(token: $0, facts: bySubject[$0] ?? []) }.filter { !$0.isTest }
 
         var periodsByToken: [String: [Period]] = [:]
         var episodes: [BillingEpisode] = []

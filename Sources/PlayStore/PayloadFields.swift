@@ -1,24 +1,32 @@
+import Facts
 import Ingest
 
-/// Why a Google payload cannot be used: a field of the wrong type or a required field missing. Becomes
-/// `.quarantined(.invalidPayload, detail:)` with ``detail`` naming the field.
+/// Why a Google payload (or a part of it) cannot be used: a field of the wrong type, a required field missing
+/// (`invalid_payload`), or a time outside the plausible window (`implausible_timestamp`). ``detail`` names the
+/// field by its path.
 struct PayloadError: Error, Sendable {
+    var reason: QuarantineReason = .invalidPayload
     var detail: String
 }
 
 /// Typed, tolerant access to the members of one payload object. Absent and `null` members read as `nil`;
-/// a member of the wrong shape (an object where an int64 string belongs) throws, naming its path.
+/// containers are read leniently (`JSON.elements(_:path:)`, `JSON.container(_:path:)`: `{}`, `[]` and `null`
+/// are empty); a member of the wrong shape (an object where an int64 string belongs) throws, naming its path.
+/// Every time is checked against ``times``.
 struct PayloadFields {
     let json: JSON
     /// The dotted path of this object inside the payload, for error details (`""` for the root).
     let path: String
+    /// The instants a payload may state.
+    let times: PlausibleTimes
 
-    init(_ json: JSON, path: String = "") {
+    init(_ json: JSON, path: String = "", times: PlausibleTimes) {
         self.json = json
         self.path = path
+        self.times = times
     }
 
-    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func name(_ key: String) -> String { JSON.path(path, key) }
 
     private func member(_ key: String) -> JSON? {
         guard let value = json[key], !value.isNull else { return nil }
@@ -41,6 +49,35 @@ struct PayloadFields {
     func requiredInt64(_ key: String) throws(PayloadError) -> Int64 {
         guard let value = try int64(key) else { throw PayloadError(detail: "\(name(key)) is missing") }
         return value
+    }
+
+    /// An epoch-milliseconds time (`*Millis`, int64 as a number or a string), inside ``times``. A store field
+    /// named for milliseconds is never reread as seconds: a value below 10^11 is 1970–1973, before any store
+    /// sold anything, and is quarantined like every other implausible time.
+    func millis(_ key: String) throws(PayloadError) -> Millis? {
+        guard let value = try int64(key) else { return nil }
+        return try plausible(value, key)
+    }
+
+    func requiredMillis(_ key: String) throws(PayloadError) -> Millis {
+        guard let value = try millis(key) else { throw PayloadError(detail: "\(name(key)) is missing") }
+        return value
+    }
+
+    /// An RFC 3339 timestamp in ms UTC, inside ``times``.
+    func time(_ key: String) throws(PayloadError) -> Millis? {
+        guard let text = try string(key) else { return nil }
+        guard let millis = RFC3339.millis(text) else {
+            throw PayloadError(detail: "\(name(key)) is not an RFC 3339 time: \(text.prefix(80))")
+        }
+        return try plausible(millis, key)
+    }
+
+    private func plausible(_ instant: Millis, _ key: String) throws(PayloadError) -> Millis {
+        guard times.contains(instant) else {
+            throw PayloadError(reason: .implausibleTimestamp, detail: times.detail(field: name(key), instant: instant))
+        }
+        return instant
     }
 
     /// A string (or a number's text); `nil` for an absent or empty member.
@@ -66,37 +103,59 @@ struct PayloadFields {
         return b
     }
 
-    /// An RFC 3339 timestamp in ms UTC.
-    func time(_ key: String) throws(PayloadError) -> Int64? {
-        guard let text = try string(key) else { return nil }
-        guard let millis = RFC3339.millis(text) else {
-            throw PayloadError(detail: "\(name(key)) is not an RFC 3339 time: \(text.prefix(80))")
-        }
-        return millis
-    }
-
-    /// A nested object (possibly empty, as Google's marker objects `testPurchase: {}` are).
+    /// A nested object, read leniently (`null` absent; `{}` and `[]` an empty object, as Google's marker objects
+    /// `testPurchase: {}` are, and as PHP logs them).
     func object(_ key: String) throws(PayloadError) -> PayloadFields? {
-        guard let value = member(key) else { return nil }
-        guard case .object = value else {
-            throw PayloadError(detail: "\(name(key)) is not an object: \(JSONWriter.compact(value).prefix(80))")
+        do throws(FieldError) {
+            guard let value = try json.container(key, path: path) else { return nil }
+            return PayloadFields(value, path: name(key), times: times)
+        } catch {
+            throw PayloadError(detail: error.detail)
         }
-        return PayloadFields(value, path: name(key))
     }
 
-    func array(_ key: String) throws(PayloadError) -> [PayloadFields]? {
-        guard let value = member(key) else { return nil }
-        guard case .array(let elements) = value else {
-            throw PayloadError(detail: "\(name(key)) is not an array: \(JSONWriter.compact(value).prefix(80))")
+    /// The elements of an array member, read leniently (missing, `null`, `[]` and `{}` are none), each with its
+    /// path; an element is made a ``PayloadFields`` by ``element(_:)``, so that one bad element can be set aside
+    /// while the others are read.
+    func elements(_ key: String) throws(PayloadError) -> [(path: String, value: JSON)] {
+        do throws(FieldError) {
+            return try json.elements(key, path: path)
+        } catch {
+            throw PayloadError(detail: error.detail)
         }
-        var result: [PayloadFields] = []
-        result.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            guard case .object = element else { throw PayloadError(detail: "\(name(key))[\(index)] is not an object") }
-            result.append(PayloadFields(element, path: "\(name(key))[\(index)]"))
+    }
+
+    /// An element of ``elements(_:)`` as an object.
+    func element(_ element: (path: String, value: JSON)) throws(PayloadError) -> PayloadFields {
+        guard case .object = element.value else {
+            throw PayloadError(detail: "\(element.path) is a JSON \(JSON.typeName(element.value)), not an object")
         }
-        return result
+        return PayloadFields(element.value, path: element.path, times: times)
     }
 
     func has(_ key: String) -> Bool { member(key) != nil }
+}
+
+/// The unusable parts of one record, collected while its usable parts are read.
+struct PartList {
+    private(set) var parts: [QuarantinedPart] = []
+
+    /// Runs `read` on the part at `path` (holding `value`); when it throws, the part is set aside with the
+    /// error's reason and detail and `nil` is returned.
+    mutating func read<T>(_ path: String, _ value: JSON?, _ read: () throws(PayloadError) -> T?) -> T? {
+        do throws(PayloadError) {
+            return try read()
+        } catch {
+            parts.append(QuarantinedPart(path: path, reason: error.reason, detail: error.detail,
+                                         raw: Array(JSONWriter.compact(value ?? .null).utf8)))
+            return nil
+        }
+    }
+
+    /// `facts` used with the parts set aside; a record whose every unit failed (no fact left) is quarantined
+    /// whole, with the first part's reason: nothing of it was usable.
+    func translation(_ facts: [Fact]) -> Translation {
+        if facts.isEmpty, let first = parts.first { return .quarantined(first.reason, detail: first.detail) }
+        return .used(facts, parts: parts)
+    }
 }

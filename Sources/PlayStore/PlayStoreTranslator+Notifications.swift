@@ -3,20 +3,21 @@ import Ingest
 
 extension PlayStoreTranslator {
     /// A real-time developer notification, already decoded from its Pub/Sub push (a push whose `message.data`
-    /// is still base64 is decoded here). `eventTimeMillis` (string or number) is both `at` and `observedAt`.
+    /// is still base64 is decoded here). `eventTimeMillis` (string or number, milliseconds, inside ``times``) is
+    /// both `at` and `observedAt`; without it, the envelope's `received_at`.
     func notification(_ pushOrNotification: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         var fields = pushOrNotification
         if let message = try fields.object("message"), let data = try message.string("data") {
             guard let bytes = Base64URL.decode(data), let decoded = try? JSONParser.parse(bytes), case .object = decoded else {
                 throw PayloadError(detail: "message.data is not base64 of a JSON object")
             }
-            fields = PayloadFields(decoded)
+            fields = PayloadFields(decoded, times: times)
             if let package = try fields.string("packageName"), !packageNames.isEmpty, !packageNames.contains(package) {
                 return .quarantined(.wrongPackage, detail: "package \(package) is not one of \(packageNames.sorted().joined(separator: ", "))")
             }
         }
         if fields.has("testNotification") { return .excluded(.test) }
-        guard let eventTime = try fields.int64("eventTimeMillis") ?? envelope.receivedAt else {
+        guard let eventTime = try fields.millis("eventTimeMillis") ?? envelope.receivedAt else {
             throw PayloadError(detail: "eventTimeMillis is missing")
         }
         if let subscription = try fields.object("subscriptionNotification") {

@@ -2,36 +2,51 @@ import Facts
 import Ingest
 
 extension PlayStoreTranslator {
-    /// `purchases.voidedpurchases.list`: one `voidedPurchase` item, or a whole list response (`voidedPurchases`).
+    /// `purchases.voidedpurchases.list`: one `voidedPurchase` item, or a whole list response (`voidedPurchases`),
+    /// whose unusable items are quarantined as parts while the others are used.
     func voided(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
-        let items = try body.array("voidedPurchases") ?? [body]
-        var facts: [Fact] = []
-        for item in items {
-            guard let token = try item.string("purchaseToken") ?? (items.count == 1 ? envelope.purchaseToken : nil) else {
-                return .quarantined(.missingContext, detail: "a voided purchase without purchaseToken")
-            }
-            let voidedAt = try item.requiredInt64("voidedTimeMillis")
-            _ = try item.int64("purchaseTimeMillis")
-            let order = try item.string("orderId") ?? (items.count == 1 ? envelope.orderId : nil)
-            let refundType = try item.int64("refundType")
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.voided, at: voidedAt,
-                              observedAt: envelope.receivedAt ?? voidedAt, ref: order, detail: refundType.map(String.init)))
+        guard body.has("voidedPurchases") else {
+            return .used([try voidedItem(body, envelope: envelope, single: true)])
         }
-        return .used(facts)
+        let elements = try body.elements("voidedPurchases")
+        var parts = PartList()
+        var facts: [Fact] = []
+        for element in elements {
+            if let fact = parts.read(element.path, element.value, { () throws(PayloadError) -> Fact? in
+                try voidedItem(try body.element(element), envelope: envelope, single: elements.count == 1)
+            }) {
+                facts.append(fact)
+            }
+        }
+        return parts.translation(facts)
+    }
+
+    /// The `voided` fact of one `VoidedPurchase`; the envelope's token and order stand in only for a lone item.
+    private func voidedItem(_ item: PayloadFields, envelope: Envelope, single: Bool) throws(PayloadError) -> Fact {
+        guard let token = try item.string("purchaseToken") ?? (single ? envelope.purchaseToken : nil) else {
+            throw PayloadError(reason: .missingContext, detail: "\(item.name("purchaseToken")) is missing")
+        }
+        let voidedAt = try item.requiredMillis("voidedTimeMillis")
+        _ = try item.millis("purchaseTimeMillis")
+        let order = try item.string("orderId") ?? (single ? envelope.orderId : nil)
+        let refundType = try item.int64("refundType")
+        return Fact(platform: .google, subject: token, kind: GoogleFactKind.voided, at: voidedAt,
+                    observedAt: envelope.receivedAt ?? voidedAt, ref: order, detail: refundType.map(String.init))
     }
 
     /// `purchases.products.get` (`ProductPurchase`): a one-time product; token and product from the envelope.
+    /// `purchaseType` 0 (a license tester's purchase) is a test: excluded, and its token marked.
     func product(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         guard let token = envelope.purchaseToken, !token.isEmpty, let product = envelope.productId, !product.isEmpty else {
             return .quarantined(.missingContext, detail: "a product purchase needs purchase_token and product_id in its envelope")
         }
-        if try body.int64("purchaseType") == 0 { return .excluded(.test) }
-        let purchasedAt = try body.requiredInt64("purchaseTimeMillis")
+        let purchasedAt = try body.requiredMillis("purchaseTimeMillis")
+        let observedAt = envelope.receivedAt ?? purchasedAt
+        if try body.int64("purchaseType") == 0 { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
         let purchaseState = try body.int64("purchaseState") ?? 0
         _ = try body.int64("consumptionState")
         _ = try body.int64("quantity")
         let order = try body.string("orderId") ?? envelope.orderId
-        let observedAt = envelope.receivedAt ?? purchasedAt
         var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.oneTime, at: purchasedAt,
                           observedAt: observedAt, ref: order, detail: String(purchaseState), productId: product,
                           currency: envelope.currency)]

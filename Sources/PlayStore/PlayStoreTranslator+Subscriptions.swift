@@ -14,29 +14,36 @@ extension PlayStoreTranslator {
         guard let (token, product) = context(envelope) else {
             return .quarantined(.missingContext, detail: "a v1 subscription resource needs purchase_token and subscription_id in its envelope")
         }
-        if try body.int64("purchaseType") == 0 { return .excluded(.test) }
-        let start = try body.requiredInt64("startTimeMillis")
-        let expiry = try body.requiredInt64("expiryTimeMillis")
+        let start = try body.requiredMillis("startTimeMillis")
+        let expiry = try body.requiredMillis("expiryTimeMillis")
+        let cancelledAt = try body.millis("userCancellationTimeMillis")
+        let order = try body.string("orderId") ?? envelope.orderId
+        // A fetch time is what tells grace (expiry ahead) from hold (expiry passed). Without one, the resource
+        // proves that the order it shows had begun (one billing period before its expiry, see ShownPeriod) and
+        // that a stated cancellation had happened; never its expiry, which may lie ahead.
+        let shownStart = ShownPeriod.start(subscriptionStart: start, expiry: expiry, orderIndex: GoogleOrderId.index(order))
+        let observedAt = envelope.receivedAt ?? max(shownStart, cancelledAt ?? shownStart)
+        if try body.int64("purchaseType") == 0 { return testPurchase(token: token, at: start, observedAt: observedAt) }
         let paymentState = try body.int64("paymentState").map(Int.init(truncatingIfNeeded:))
         let cancelReason = try body.int64("cancelReason").map(Int.init(truncatingIfNeeded:))
-        let cancelledAt = try body.int64("userCancellationTimeMillis")
-        let autoResumeAt = try body.int64("autoResumeTimeMillis")
+        let autoResumeAt = try body.millis("autoResumeTimeMillis")
         let autoRenewing = try body.bool("autoRenewing")
-        let order = try body.string("orderId") ?? envelope.orderId
         let currency = try body.string("priceCurrencyCode") ?? envelope.currency
         var price = try body.int64("priceAmountMicros")
         _ = try body.int64("acknowledgementState")
-        var flags: Fact.Flags = []
+        var flags: Fact.Flags = envelope.receivedAt == nil ? .inferred : []
         if paymentState == 2 { flags.insert(.trial) }
         if autoRenewing == true { flags.insert(.on) }
-        if let intro = try body.object("introductoryPriceInfo"), paymentState != 2,
-           let cycles = try intro.int64("introductoryPriceCycles"), GoogleOrderId.index(order) < cycles {
-            flags.insert(.introductory)
-            price = try intro.int64("introductoryPriceAmountMicros") ?? price
+        var parts = PartList()
+        let intro = parts.read(body.name("introductoryPriceInfo"), body.json["introductoryPriceInfo"]) {
+            () throws(PayloadError) -> (cycles: Int64?, micros: Int64?)? in
+            guard let intro = try body.object("introductoryPriceInfo") else { return nil }
+            return (try intro.int64("introductoryPriceCycles"), try intro.int64("introductoryPriceAmountMicros"))
         }
-        // A fetch time is what tells grace (expiry ahead) from hold (expiry passed); without one, the latest
-        // time the resource shows as past is the best lower bound (the expiry itself may lie ahead).
-        let observedAt = envelope.receivedAt ?? max(start, cancelledAt ?? start)
+        if let intro, paymentState != 2, let cycles = intro.cycles, GoogleOrderId.index(order) < cycles {
+            flags.insert(.introductory)
+            price = intro.micros ?? price
+        }
         let state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
                                                cancelReason: cancelReason, autoRenewing: autoRenewing,
                                                autoResumeAt: autoResumeAt)
@@ -58,82 +65,100 @@ extension PlayStoreTranslator {
         }
         facts += userFacts(token: token, at: start, observedAt: observedAt,
                            accountId: try body.string("obfuscatedExternalAccountId"), envelope: envelope)
-        return .used(facts)
+        return parts.translation(facts)
     }
 
-    /// `purchases.subscriptionsv2.get` (`SubscriptionPurchaseV2`): RFC 3339 times, `subscriptionState`,
-    /// `lineItems[]` carrying product, expiry and price; normalised into the same facts as v1.
-    func subscriptionV2(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
-        if body.has("testPurchase") { return .excluded(.test) }
-        guard let items = try body.array("lineItems"), !items.isEmpty else {
-            throw PayloadError(detail: "lineItems is missing or empty")
-        }
-        // Add-on purchases carry several line items; the envelope's product picks the one it is about.
-        var item = items[0]
-        for candidate in items where try candidate.string("productId") == envelope.productId {
-            item = candidate
-            break
-        }
-        guard let (token, product) = context(envelope, productFromBody: try item.string("productId")) else {
-            return .quarantined(.missingContext, detail: "a v2 subscription resource needs purchase_token in its envelope")
-        }
-        let stateName = try body.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
-        let start = try body.time("startTime")
-        let expiry = try item.time("expiryTime")
-        var order = try body.string("latestOrderId")
-        if order == nil { order = try item.string("latestSuccessfulOrderId") ?? envelope.orderId }
-        _ = try body.string("acknowledgementState")
-
-        var flags: Fact.Flags = []
+    /// One line item of a v2 resource: the product, its expiry and what it costs.
+    private struct LineItem {
+        var productId: String?
+        var expiry: Millis?
+        var order: String?
         var price: Int64?
-        var currency = envelope.currency
+        var currency: String?
+        var flags: Fact.Flags = []
+    }
+
+    /// A `SubscriptionPurchaseLineItem`; a line item that fails is quarantined as a part by the caller.
+    private func lineItem(_ item: PayloadFields, envelope: Envelope) throws(PayloadError) -> LineItem {
+        var line = LineItem(productId: try item.string("productId"), expiry: try item.time("expiryTime"),
+                            order: try item.string("latestSuccessfulOrderId"), currency: envelope.currency)
         if let plan = try item.object("autoRenewingPlan") {
-            if try plan.bool("autoRenewEnabled") == true { flags.insert(.on) }
+            if try plan.bool("autoRenewEnabled") == true { line.flags.insert(.on) }
             if let recurring = try plan.object("recurringPrice") {
-                currency = try recurring.string("currencyCode") ?? currency
+                line.currency = try recurring.string("currencyCode") ?? line.currency
                 let units = try recurring.int64("units") ?? 0
                 let nanos = try recurring.int64("nanos") ?? 0
                 let (scaled, overflow) = units.multipliedReportingOverflow(by: 1_000_000)
                 let (micros, carry) = scaled.addingReportingOverflow(nanos / 1_000)
                 guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos) else {
-                    throw PayloadError(detail: "recurringPrice is out of range: units \(units), nanos \(nanos)")
+                    throw PayloadError(detail: "\(recurring.path) is out of range: units \(units), nanos \(nanos)")
                 }
-                price = micros
+                line.price = micros
             }
         }
         if let phase = try item.object("offerPhase") {
             if phase.has("freeTrial") {
-                flags.insert(.trial)
-                price = 0
+                line.flags.insert(.trial)
+                line.price = 0
             } else if phase.has("introductoryPrice") {
                 // The recurring price is the base price; what an introductory phase charges is not in the resource.
-                flags.insert(.introductory)
-                price = nil
+                line.flags.insert(.introductory)
+                line.price = nil
             }
         }
+        return line
+    }
 
-        var cancelReason: Int?
-        var cancelledAt: Millis?
-        if let context = try body.object("canceledStateContext") {
-            if let user = try context.object("userInitiatedCancellation") {
-                cancelReason = 0
-                cancelledAt = try user.time("cancelTime")
-            } else if context.has("systemInitiatedCancellation") {
-                cancelReason = 1
-            } else if context.has("replacementCancellation") {
-                cancelReason = 2
-            } else if context.has("developerInitiatedCancellation") {
-                cancelReason = 3
+    /// `purchases.subscriptionsv2.get` (`SubscriptionPurchaseV2`): RFC 3339 times, `subscriptionState`,
+    /// `lineItems[]` carrying product, expiry and price; normalised into the same facts as v1. A line item that
+    /// cannot be read is quarantined as a part; the envelope's product picks among the readable ones (add-ons
+    /// carry several), else the first.
+    func subscriptionV2(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
+        var parts = PartList()
+        var items: [LineItem] = []
+        for element in try body.elements("lineItems") {
+            if let item = parts.read(element.path, element.value, { () throws(PayloadError) -> LineItem? in
+                try lineItem(try body.element(element), envelope: envelope)
+            }) {
+                items.append(item)
             }
         }
-        let autoResumeAt = try body.object("pausedStateContext")?.time("autoResumeTime")
-        guard let observedAt = envelope.receivedAt ?? [start, cancelledAt].compactMap({ $0 }).max() else {
+        let item = items.first { $0.productId != nil && $0.productId == envelope.productId } ?? items.first
+        guard let (token, product) = context(envelope, productFromBody: item?.productId) else {
+            return .quarantined(.missingContext, detail: "a v2 subscription resource needs purchase_token in its envelope")
+        }
+        let stateName = try body.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
+        let start = try body.time("startTime")
+        let expiry = item?.expiry
+        var order = try body.string("latestOrderId")
+        if order == nil { order = item?.order ?? envelope.orderId }
+        _ = try body.string("acknowledgementState")
+
+        let cancellation = parts.read(body.name("canceledStateContext"), body.json["canceledStateContext"]) {
+            () throws(PayloadError) -> (reason: Int?, at: Millis?)? in
+            guard let context = try body.object("canceledStateContext") else { return nil }
+            if let user = try context.object("userInitiatedCancellation") { return (0, try user.time("cancelTime")) }
+            if context.has("systemInitiatedCancellation") { return (1, nil) }
+            if context.has("replacementCancellation") { return (2, nil) }
+            if context.has("developerInitiatedCancellation") { return (3, nil) }
+            return (nil, nil)
+        }
+        let cancelReason = cancellation?.reason
+        let cancelledAt = cancellation?.at
+        let autoResumeAt = parts.read(body.name("pausedStateContext"), body.json["pausedStateContext"]) {
+            () throws(PayloadError) -> Millis? in try body.object("pausedStateContext")?.time("autoResumeTime")
+        }
+        guard let observedAt = envelope.receivedAt
+                ?? Self.provenTime(state: stateName, start: start, expiry: expiry, order: order, cancelledAt: cancelledAt) else {
             throw PayloadError(detail: "neither received_at nor startTime is present")
         }
+        if body.has("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
         let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: nil, cancelReason: cancelReason)
+        var flags = item?.flags ?? []
+        if envelope.receivedAt == nil { flags.insert(.inferred) }
         var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.state, at: observedAt,
                           observedAt: observedAt, ref: order, detail: state.code, productId: product, end: expiry,
-                          amountMicros: price, currency: currency, flags: flags)]
+                          amountMicros: item?.price, currency: item?.currency ?? envelope.currency, flags: flags)]
         if let start {
             facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.start, at: start,
                               observedAt: observedAt, productId: product))
@@ -150,8 +175,26 @@ extension PlayStoreTranslator {
             facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.pause, at: observedAt,
                               observedAt: observedAt, end: autoResumeAt))
         }
-        let accountId = try body.object("externalAccountIdentifiers")?.string("obfuscatedExternalAccountId")
+        let accountId = parts.read(body.name("externalAccountIdentifiers"), body.json["externalAccountIdentifiers"]) {
+            () throws(PayloadError) -> String? in
+            try body.object("externalAccountIdentifiers")?.string("obfuscatedExternalAccountId")
+        }
         facts += userFacts(token: token, at: start ?? observedAt, observedAt: observedAt, accountId: accountId, envelope: envelope)
-        return .used(facts)
+        return parts.translation(facts)
+    }
+
+    /// The latest time a v2 resource without `received_at` proves it was fetched at or after: past its expiry
+    /// when its state says the expiry has passed (expired, on hold, paused); else the start of the order it shows
+    /// (``ShownPeriod``) or a later stated cancellation. `nil` without `startTime`.
+    private static func provenTime(state: String, start: Millis?, expiry: Millis?, order: String?,
+                                   cancelledAt: Millis?) -> Millis? {
+        guard let start else { return nil }
+        switch state {
+        case GoogleSubscriptionState.expired, GoogleSubscriptionState.onHold, GoogleSubscriptionState.paused:
+            return max(start, expiry ?? start, cancelledAt ?? start)
+        default:
+            let shown = expiry.map { ShownPeriod.start(subscriptionStart: start, expiry: $0, orderIndex: GoogleOrderId.index(order)) } ?? start
+            return max(shown, cancelledAt ?? shown)
+        }
     }
 }

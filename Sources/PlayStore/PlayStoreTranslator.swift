@@ -6,22 +6,29 @@ import Ingest
 /// fact means. The translator states only what the record says: orders, episodes and outcomes are rebuilt
 /// from the set of facts by ``GoogleHistoryBuilder``.
 ///
-/// Outcomes: test purchases and test notifications are `.excluded(.test)`; a package other than
-/// ``packageNames`` is `.quarantined(.wrongPackage)`; a resource without the token or product the envelope must
-/// supply is `.quarantined(.missingContext)`; a field of the wrong type or a required field missing is
-/// `.quarantined(.invalidPayload)` with the field named. Never traps on input.
+/// Outcomes: test purchases are `.excluded(.test)` with a ``Fact/Kind/testPurchase`` marker for their token (so
+/// that the token's other records, RTDNs included, are excluded too, in whatever order they come); RTDN test
+/// notifications are `.excluded(.test)`; a package other than ``packageNames`` is `.quarantined(.wrongPackage)`; a
+/// resource without the token or product the envelope must supply is `.quarantined(.missingContext)`; a field of
+/// the wrong type or a required field missing is `.quarantined(.invalidPayload)`, a time outside ``times``
+/// `.quarantined(.implausibleTimestamp)`, each with the field named. Where a payload has several units (line
+/// items, voided purchases of a list), an unusable unit is quarantined as a part and the others are used.
+/// Never traps on input.
 public struct PlayStoreTranslator: Sendable {
     /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
     /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 1
+    public static let rulesVersion: Int64 = 2
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
+    /// The instants a payload may state (the run's clock is in it).
+    public let times: PlausibleTimes
 
     /// A translator accepting payloads of `packageNames` only (any package when empty; others are quarantined
-    /// as `wrong_package`).
-    public init(packageNames: Set<String>) {
+    /// as `wrong_package`), and times inside `times` only.
+    public init(packageNames: Set<String>, times: PlausibleTimes) {
         self.packageNames = packageNames
+        self.times = times
     }
 
     /// The facts `record` states; `record.source` is one of the `google.*` kinds.
@@ -29,7 +36,7 @@ public struct PlayStoreTranslator: Sendable {
         guard case .json(let body) = record.payload, case .object = body else {
             return .quarantined(.invalidPayload, detail: "a Google \(record.source.rawValue) payload must be a JSON object")
         }
-        let fields = PayloadFields(body)
+        let fields = PayloadFields(body, times: times)
         if let package = (try? fields.string("packageName")) ?? record.envelope.packageName,
            !packageNames.isEmpty, !packageNames.contains(package) {
             return .quarantined(.wrongPackage, detail: "package \(package) is not one of \(packageNames.sorted().joined(separator: ", "))")
@@ -50,8 +57,14 @@ public struct PlayStoreTranslator: Sendable {
                 return .quarantined(.unrecognized, detail: "\(record.source.rawValue) is not a Google payload")
             }
         } catch {
-            return .quarantined(.invalidPayload, detail: error.detail)
+            return .quarantined(error.reason, detail: error.detail)
         }
+    }
+
+    /// The `excluded(test)` outcome of a record showing that `token` is a test purchase, with the marker fact that
+    /// excludes every other record of the token (`at`: the purchase's start as the record states it).
+    func testPurchase(token: String, at: Millis, observedAt: Millis) -> Translation {
+        .excluded(.test, markers: [Fact(platform: .google, subject: token, kind: .testPurchase, at: at, observedAt: observedAt)])
     }
 
     /// The `user` facts of a token: the payload's `obfuscatedExternalAccountId` and the envelope's `app_user_id`.

@@ -14,6 +14,9 @@ struct TokenFacts {
         var priceMicros: Int64?
         var currency: String?
         var isTrial: Bool
+        /// Logged without a fetch time: ``observedAt`` is what the resource proves, placed among the other
+        /// snapshots by ``placeUndatedSnapshots()``.
+        var undated: Bool
     }
 
     /// A subscription RTDN.
@@ -37,6 +40,8 @@ struct TokenFacts {
     var linkedFrom: [String] = []
     var oneTimes: [Fact] = []
     var oneTimeEvents: [Fact] = []
+    /// Some record showed this token is a test purchase (``Fact/Kind/testPurchase``).
+    var isTest = false
 
     init(token: String, facts: [Fact]) {
         self.token = token
@@ -48,7 +53,8 @@ struct TokenFacts {
                 guard let state = GoogleSubscriptionState(code: fact.detail ?? "") else { continue }
                 snapshots.append(Snapshot(observedAt: fact.observedAt, order: fact.ref, expiry: fact.end, state: state,
                                           productId: fact.productId, priceMicros: fact.amountMicros,
-                                          currency: fact.currency, isTrial: fact.flags.contains(.trial)))
+                                          currency: fact.currency, isTrial: fact.flags.contains(.trial),
+                                          undated: fact.flags.contains(.inferred)))
             case GoogleFactKind.event:
                 events.append(Event(at: fact.at, type: fact.detail.flatMap { Int($0) }, productId: fact.productId))
             case GoogleFactKind.start:
@@ -63,12 +69,39 @@ struct TokenFacts {
                 oneTimes.append(fact)
             case GoogleFactKind.oneTimeEvent:
                 oneTimeEvents.append(fact)
+            case Fact.Kind.testPurchase:
+                isTest = true
             default:
                 continue
             }
         }
         // Already in (observedAt, content) order; events by their time, which is their observedAt.
         events.sort { ($0.at, $0.type ?? -1) < ($1.at, $1.type ?? -1) }
+        placeUndatedSnapshots()
+    }
+
+    /// A resource shows the latest order of its token, so it was fetched after every fetch that showed an
+    /// earlier order and before every fetch that showed a later one. A snapshot logged without a fetch time is
+    /// dated by the start of the order it shows (an inference from the resource alone, which a pause or an
+    /// account hold can put too early or too late); here it is moved, when needed, to just after the last dated
+    /// snapshot of an earlier order and before the first of a later one. The earlier bound wins when they
+    /// disagree. A pure function of the facts, like everything here.
+    private mutating func placeUndatedSnapshots() {
+        guard snapshots.contains(where: \.undated) else { return }
+        let position = snapshots.map { GoogleOrderId.index($0.order) }
+        for index in snapshots.indices where snapshots[index].undated {
+            var floor: Millis?
+            var ceiling: Millis?
+            for other in snapshots.indices where !snapshots[other].undated {
+                if position[other] < position[index] { floor = max(floor ?? .min, snapshots[other].observedAt) }
+                if position[other] > position[index] { ceiling = min(ceiling ?? .max, snapshots[other].observedAt) }
+            }
+            if let ceiling, snapshots[index].observedAt >= ceiling { snapshots[index].observedAt = ceiling - 1 }
+            if let floor, snapshots[index].observedAt <= floor { snapshots[index].observedAt = floor + 1 }
+        }
+        snapshots = snapshots.enumerated()
+            .sorted { ($0.element.observedAt, $0.offset) < ($1.element.observedAt, $1.offset) }
+            .map(\.element)
     }
 
     /// A total order on facts: time first, then every other column.

@@ -207,7 +207,8 @@ struct TokenTimeline {
             }
         }
         for cancel in facts.cancels { ranked.append((1, AutoRenewSignal(at: cancel.at, cancelled: true, reason: cancel.reason))) }
-        for snapshot in facts.snapshots {
+        // A snapshot logged without a fetch time says nothing about when auto-renewal was on or off.
+        for snapshot in facts.snapshots where !snapshot.undated {
             switch snapshot.state.state {
             case GoogleSubscriptionState.active:
                 ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: false)))

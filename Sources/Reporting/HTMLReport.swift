@@ -53,6 +53,11 @@ public enum HTMLReport {
             let reasons = ingest.quarantinedByReason.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             out += " (" + reasons.map { HTMLText.escape($0.key) + " \($0.value)" }.joined(separator: ", ") + ")"
         }
+        let warnings = ingest.warnings.filter { $0.value > 0 }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        if !warnings.isEmpty {
+            out += " · <span class=\"warn\" id=\"warnings\">warnings: "
+                + warnings.map { HTMLText.escape($0.key) + " \($0.value)" }.joined(separator: ", ") + "</span>"
+        }
         return out + ".</p>"
     }
 

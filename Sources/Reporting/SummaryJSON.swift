@@ -29,8 +29,9 @@ public enum SummaryJSON {
     }
 
     /// The ingest statistics object of `cli.md`, the one `ingest --json`, `status --json` and `summary.json`
-    /// all print: files, records, reasons (keys sorted), damaged files (sorted by file, offset), and the range of
-    /// event times. `extra` members (already JSON text) are appended in order, e.g. `ingest`'s `skipped_files`.
+    /// all print: files, records, reasons (keys sorted), damaged files (sorted by file, offset), the range of
+    /// event times and the warnings (every `IngestWarning`, zeros included, keys sorted). `extra` members (already
+    /// JSON text) are appended in order, e.g. `ingest`'s `skipped_files`.
     public static func ingestObject(_ ingest: IngestStatistics, extra: [(key: String, json: String)] = []) -> String {
         let records = JSONText.object([
             ("read", String(ingest.read)), ("used", String(ingest.used)), ("duplicate", String(ingest.duplicate)),
@@ -48,6 +49,7 @@ public enum SummaryJSON {
             ("damaged_files", "[" + damaged.joined(separator: ",") + "]"),
             ("first_event_at", instant(ingest.firstEventAt)),
             ("last_event_at", instant(ingest.lastEventAt)),
+            ("warnings", JSONText.counts(ingest.withEveryWarning().warnings)),
         ]
         members += extra.map { (key: $0.key, value: $0.json) }
         return JSONText.object(members)

@@ -9,6 +9,12 @@ struct IngestTally: Sendable {
     var damagedFiles = 0
     var forged = 0
     var garbage = 0
+    /// cli.md `warnings`, by name: every name the pipeline reports, zeros included.
+    var warnings: [String: Int] = [timestampsInSeconds: 0, messageIdConflicts: 0, partsQuarantined: 0]
+
+    static let timestampsInSeconds = "timestamps_in_seconds"
+    static let messageIdConflicts = "message_id_conflicts"
+    static let partsQuarantined = "parts_quarantined"
 
     var excluded: Int { excludedByReason.values.reduce(0, +) }
     var quarantined: Int { quarantinedByReason.values.reduce(0, +) }
@@ -23,6 +29,10 @@ struct IngestTally: Sendable {
         }
     }
 
+    mutating func warn(_ name: String) {
+        warnings[name, default: 0] += 1
+    }
+
     var json: JSONValue {
         func sorted(_ map: [String: Int]) -> JSONValue {
             .object(map.keys.sorted().map { ($0, .int(map[$0] ?? 0)) })
@@ -32,6 +42,7 @@ struct IngestTally: Sendable {
             ("excluded", .int(excluded)), ("quarantined", .int(quarantined)),
             ("excluded_by_reason", sorted(excludedByReason)), ("quarantined_by_reason", sorted(quarantinedByReason)),
             ("damaged_files", .int(damagedFiles)), ("forged", .int(forged)), ("garbage", .int(garbage)),
+            ("warnings", sorted(warnings)),
         ])
     }
 }

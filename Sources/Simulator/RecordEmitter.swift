@@ -7,6 +7,14 @@
 /// - `apple-notifications/YYYY-MM/YYYY-MM-DD.tar.gz`: raw App Store Server Notification bodies (V1, V2 signed)
 /// - `google-play/YYYY-MM.zip`: JSON arrays of voided purchases, one-time products and test purchases
 /// - `backend/YYYY-MM.jsonl`: sandbox receipts and records the backend logged a second time
+///
+/// Wild data (issue 13), as real archives carry it:
+/// - license testers' Google purchases (subscriptions and one-time products): their RTDNs are pushed like any
+///   other, in the daily files, while the resource that says "test" is in the Play zip (read after them) or in
+///   the same daily file (before or after them): every record of such a token is excluded (`test`);
+/// - resources logged without `received_at` (a backfill job that kept no time) after renewals;
+/// - `received_at` written in epoch seconds (`warnings.timestamps_in_seconds`);
+/// - Pub/Sub message ids reused by another message (merged exports; `warnings.message_id_conflicts`).
 struct RecordEmitter {
     let catalog: Catalog
     let appleCutover: Int64
@@ -38,24 +46,53 @@ struct RecordEmitter {
 
     private func dailyKey(_ at: Int64) -> String { "daily/\(UTCCalendar.day(min(at, horizon))).ndjson.gz" }
 
-    private mutating func write(_ key: String, _ line: String, _ outcome: IngestTally.Outcome) throws(RecordSpool.SpoolError) {
+    /// Writes a line and counts its outcome; `inSeconds`: the line is an envelope whose `received_at` is in
+    /// epoch seconds, a warning once per distinct record (its copies are duplicates).
+    private mutating func write(_ key: String, _ line: String, _ outcome: IngestTally.Outcome,
+                                inSeconds: Bool = false) throws(RecordSpool.SpoolError) {
         try spool.append(key, line)
         tally.count(outcome)
+        switch outcome {
+        case .used, .excluded: if inSeconds { tally.warn(IngestTally.timestampsInSeconds) }
+        case .duplicate, .quarantined: break
+        }
     }
 
-    /// An envelope as a backend logs it; the body sometimes as an escaped JSON string.
-    private mutating func envelope(receivedAt: Int64, source: String, context: [(String, JSONValue)],
-                                   body: JSONValue) -> JSONValue {
-        let received: JSONValue = rng.chance(0.1) ? .int(receivedAt) : .string(UTCCalendar.rfc3339(receivedAt))
+    /// A record as a backend logs it: the line, and whether its `received_at` is in epoch seconds.
+    struct Logged {
+        var line: String
+        var inSeconds: Bool
+    }
+
+    /// An envelope as a backend logs it; the body sometimes as an escaped JSON string. `received_at` is RFC 3339,
+    /// sometimes epoch milliseconds, sometimes epoch seconds (Python's `time.time()`, `date +%s`); `nil` leaves
+    /// it out (a backfill that kept no time).
+    private mutating func envelope(receivedAt: Int64?, source: String, context: [(String, JSONValue)],
+                                   body: JSONValue) -> Logged {
+        var members: [(String, JSONValue)] = []
+        var inSeconds = false
+        if let receivedAt {
+            let roll = rng.next() % 100
+            if roll < 10 {
+                members.append(("received_at", .int(receivedAt)))
+            } else if roll < 16, receivedAt % 1000 == 0 {
+                inSeconds = true
+                let seconds = String(receivedAt / 1000)
+                members.append(("received_at", roll < 13 ? .number(seconds) : roll < 15 ? .number(seconds + ".0") : .string(seconds)))
+            } else {
+                members.append(("received_at", .string(UTCCalendar.rfc3339(receivedAt))))
+            }
+        }
         let escaped = rng.chance(0.1)
-        return .object([("received_at", received), ("source", .string(source))] + context
-                       + [("body", escaped ? .string(body.serialized) : body)])
+        let value = JSONValue.object(members + [("source", .string(source))] + context
+                                     + [("body", escaped ? .string(body.serialized) : body)])
+        return Logged(line: value.serialized, inSeconds: inSeconds)
     }
 
     /// Writes to a daily file: usually the event's day, sometimes a few days late.
-    private mutating func writeDaily(_ at: Int64, _ line: String) throws(RecordSpool.SpoolError) {
+    private mutating func writeDaily(_ at: Int64, _ record: Logged, _ outcome: IngestTally.Outcome = .used) throws(RecordSpool.SpoolError) {
         let late = rng.chance(0.03) ? rng.int(1...4) * 86_400_000 : 0
-        try write(dailyKey(at + late), line, .used)
+        try write(dailyKey(at + late), record.line, outcome, inSeconds: record.inSeconds)
     }
 
     // MARK: - Apple
@@ -81,7 +118,7 @@ struct RecordEmitter {
                     let body = payloads.verifyReceipt(at: at + 30 * RecordEmitter.second, environment: "Sandbox")
                     let record = envelope(receivedAt: at + 30 * RecordEmitter.second, source: "apple.verify_receipt",
                                           context: context, body: body)
-                    try write("backend/\(UTCCalendar.month(at)).jsonl", record.serialized, .excluded("sandbox"))
+                    try write("backend/\(UTCCalendar.month(at)).jsonl", record.line, .excluded("sandbox"), inSeconds: record.inSeconds)
                 default: break
                 }
                 continue
@@ -139,10 +176,10 @@ struct RecordEmitter {
                 let body = payloads.verifyReceipt(at: loggedAt)
                 guard seenReceipts.insert(body.serialized).inserted else { continue }
                 let record = envelope(receivedAt: loggedAt, source: "apple.verify_receipt", context: context, body: body)
-                try writeDaily(at, record.serialized)
+                try writeDaily(at, record)
                 if rng.chance(0.02) {
                     // The backend logged the same response twice (a retry): a duplicate in another file.
-                    try write("backend/\(UTCCalendar.month(at)).jsonl", record.serialized, .duplicate)
+                    try write("backend/\(UTCCalendar.month(at)).jsonl", record.line, .duplicate)
                 }
             }
         }
@@ -206,7 +243,7 @@ struct RecordEmitter {
                     let record = envelope(receivedAt: r + 3_600_000, source: "google.voided_purchase",
                                           context: [("package_name", .string(GooglePayloads.packageName))], body: body)
                     try write("google-play/\(UTCCalendar.month(r)).zip",
-                              "voided-\(UTCCalendar.day(r)).json\t" + record.serialized, .used)
+                              "voided-\(UTCCalendar.day(r)).json\t" + record.line, .used, inSeconds: record.inSeconds)
                 }
             case .upgrade(_, let to):
                 type = 4
@@ -221,11 +258,10 @@ struct RecordEmitter {
             }
             guard let type else { continue }
             let product = periods.last { $0.token == token && $0.start <= at }?.product ?? periods[0].product
-            if !subscription.isTest {
-                let notification = payloads.subscriptionNotification(type: type, token: token, product: product, at: at,
-                                                                     timeAsNumber: rng.chance(0.3))
-                try writePush(notification, at: at)
-            }
+            // A tester's notifications say nothing about testing: excluded only through the token's resource.
+            let notification = payloads.subscriptionNotification(type: type, token: token, product: product, at: at,
+                                                                 timeAsNumber: rng.chance(0.3))
+            try writePush(notification, at: at, outcome: subscription.isTest ? .excluded("test") : .used)
             // The resource the backend fetched right after the notification.
             let fetchedAt = at + rng.int(3...50) * RecordEmitter.second
             let resume = subscription.events.last { e in
@@ -235,16 +271,21 @@ struct RecordEmitter {
             guard let body = useV2 ? payloads.resourceV2(token: token, at: at, scheduledResume: resume)
                                    : payloads.resourceV1(token: token, at: at, scheduledResume: resume),
                   seenBodies.insert(token + body.serialized).inserted else { continue }
-            let record = envelope(receivedAt: fetchedAt, source: useV2 ? "google.subscription.v2" : "google.subscription.v1",
+            // After a plain renewal, a backfill job sometimes logged the resource without a time: it proves the
+            // renewal order, which the pipeline must date from the resource itself.
+            var bare = false
+            if case .renewal = event.kind, !subscription.isTest { bare = rng.chance(0.12) }
+            let record = envelope(receivedAt: bare ? nil : fetchedAt,
+                                  source: useV2 ? "google.subscription.v2" : "google.subscription.v1",
                                   context: [("purchase_token", .string(token)), ("subscription_id", .string(product)),
                                             ("package_name", .string(GooglePayloads.packageName)),
                                             ("app_user_id", .string(subscription.userId))],
                                   body: body)
-            if subscription.isTest {
+            if subscription.isTest, rng.chance(0.5) {
                 try write("google-play/\(UTCCalendar.month(at)).zip",
-                          "test-purchases-\(UTCCalendar.day(at)).json\t" + record.serialized, .excluded("test"))
+                          "test-purchases-\(UTCCalendar.day(at)).json\t" + record.line, .excluded("test"), inSeconds: record.inSeconds)
             } else {
-                try writeDaily(at, record.serialized)
+                try writeDaily(at, record, subscription.isTest ? .excluded("test") : .used)
             }
         }
     }
@@ -262,21 +303,32 @@ struct RecordEmitter {
                                         ("app_user_id", .string(subscription.userId)),
                                         ("currency", .string(purchase.currency))],
                               body: body)
-        try write("google-play/\(UTCCalendar.month(purchase.at)).zip",
-                  "products-\(UTCCalendar.day(purchase.at)).json\t" + record.serialized,
-                  subscription.isTest ? .excluded("test") : .used)
-        if !subscription.isTest {
-            try writePush(GooglePayloads.oneTimeNotification(token: token, sku: purchase.product, at: purchase.at), at: purchase.at)
+        let outcome: IngestTally.Outcome = subscription.isTest ? .excluded("test") : .used
+        if subscription.isTest, rng.chance(0.5) {
+            // A tester's purchase logged by the backend beside its notification (before or after it).
+            try write(dailyKey(purchase.at), record.line, outcome, inSeconds: record.inSeconds)
+        } else {
+            try write("google-play/\(UTCCalendar.month(purchase.at)).zip",
+                      "products-\(UTCCalendar.day(purchase.at)).json\t" + record.line, outcome, inSeconds: record.inSeconds)
         }
+        try writePush(GooglePayloads.oneTimeNotification(token: token, sku: purchase.product, at: purchase.at), at: purchase.at,
+                      outcome: outcome)
     }
 
-    /// A Pub/Sub push of `notification`; sometimes delivered again a little later (same `messageId`).
-    private mutating func writePush(_ notification: JSONValue, at: Int64) throws(RecordSpool.SpoolError) {
-        messageCounter += 1
+    /// A Pub/Sub push of `notification`; sometimes delivered again a little later (same `messageId` and data).
+    /// Now and then its message id is the previous message's (exports of two subscriptions merged): another
+    /// message, used, and a conflict to warn about.
+    private mutating func writePush(_ notification: JSONValue, at: Int64,
+                                    outcome: IngestTally.Outcome = .used) throws(RecordSpool.SpoolError) {
+        if rng.chance(0.01), messageCounter > 4_000_000_000_000_000 {
+            tally.warn(IngestTally.messageIdConflicts)
+        } else {
+            messageCounter += 1
+        }
         let push = GooglePayloads.pubSubPush(notification, messageId: String(messageCounter),
                                              publishedAt: at + rng.int(200...2000))
         let line = push.serialized
-        try write(dailyKey(at), line, .used)
+        try write(dailyKey(at), line, outcome)
         if rng.chance(0.03) {
             let redeliveredAt = at + rng.int(1...3) * 86_400_000
             try write(dailyKey(redeliveredAt), line, .duplicate)

@@ -22,20 +22,20 @@ struct VerificationOptions: ParsableArguments {
             help: ArgumentHelp("Accept Google Play payloads of this app only (others are quarantined). Repeatable.", valueName: "NAME"))
     var packageNames: [String] = []
 
-    /// The translator of both stores, dispatching on the record's platform. Trusted roots come from
-    /// `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple Root CA - G3.
-    /// A root file that is missing or not a certificate is a usage error (exit 2).
-    func makeTranslator() throws -> RecordTranslator {
+    /// The translator of both stores, dispatching on the record's platform, accepting times in `times`. Trusted
+    /// roots come from `--apple-root-ca` (DER, or PEM with one or more certificates), else the embedded Apple
+    /// Root CA - G3. A root file that is missing or not a certificate is a usage error (exit 2).
+    func makeTranslator(times: PlausibleTimes) throws -> RecordTranslator {
         var roots: [[UInt8]] = []
         for path in appleRootCAs { roots += try Self.certificates(in: path) }
         let apple: AppStoreTranslator
         do {
             apple = try AppStoreTranslator(trustedRoots: roots.isEmpty ? AppStoreTranslator.appleRootCAG3 : roots,
-                                           bundleIds: Set(bundleIds))
+                                           bundleIds: Set(bundleIds), times: times)
         } catch {
             throw CommandFailure.usage("--apple-root-ca: \(error.description)")
         }
-        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames)))
+        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames), times: times))
     }
 
     /// The DER certificates in a root file: the bytes themselves, or every PEM `CERTIFICATE` block.
@@ -85,7 +85,7 @@ struct IngestCommand: ParsableCommand {
         Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
         reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
         A summary goes to stderr; --json prints the counts of this run on stdout. \
-        Exit 1 when some input was quarantined or damaged.
+        Exit 1 when some input (a record, or an unusable part of one) was quarantined or damaged.
 
         Example:
           subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
@@ -106,8 +106,10 @@ struct IngestCommand: ParsableCommand {
     /// stdout"); with `json`, stdout holds only the counts as one JSON object and the summary goes to stderr.
     /// Shared by `ingest` and `run`.
     static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestOutcome {
-        let translator = try options.verification.makeTranslator()
-        let job = IngestJob(ledger: ledger.location, translator: translator, progress: .standardError)
+        let times = PlausibleTimes.ofThisRun()
+        let translator = try options.verification.makeTranslator(times: times)
+        let job = IngestJob(ledger: ledger.location, parser: RecordParser(times: times), translator: translator,
+                            progress: .standardError)
         let outcome: IngestOutcome
         do {
             outcome = try job.run(inputs: options.inputs)
@@ -122,6 +124,7 @@ struct IngestCommand: ParsableCommand {
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
+        statistics.sayWarnings()
         if json {
             let skipped = outcome.copies.map { copy -> JSON in
                 .object(JSONObject([("file", .string(copy.path)), ("reason", .string("already ingested as \(copy.original)"))]))
@@ -139,8 +142,7 @@ extension IngestOutcome {
     /// Whether the run must exit 1: something was quarantined, damaged or skipped (cli.md), here or in the
     /// reprocess it did first.
     var needsAttention: Bool {
-        statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty || !copies.isEmpty
-            || (reprocess?.needsAttention ?? false)
+        statistics.somethingQuarantinedOrDamaged || !copies.isEmpty || (reprocess?.needsAttention ?? false)
     }
 }
 

@@ -54,7 +54,27 @@ extension IngestStatistics {
         return lines
     }
 
+    /// Exit 1 (cli.md): a record or a part of one was quarantined, or a file was damaged.
+    var somethingQuarantinedOrDamaged: Bool {
+        quarantined > 0 || self[.partsQuarantined] > 0 || !damagedFiles.isEmpty
+    }
+
+    /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order.
+    func sayWarnings() {
+        for warning in IngestWarning.allCases where self[warning] > 0 {
+            FileHandle.standardError.write(Data((warning.sentence(self[warning]) + "\n").utf8))
+        }
+    }
+
     private static func listing(_ counts: [String: Int]) -> String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+extension PlausibleTimes {
+    /// The window of this run: its clock read once, so that every time a record states is checked against the
+    /// same instant.
+    static func ofThisRun() -> PlausibleTimes {
+        PlausibleTimes(now: Millis((Date().timeIntervalSince1970 * 1000).rounded()))
     }
 }

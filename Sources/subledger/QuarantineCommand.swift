@@ -10,9 +10,11 @@ struct QuarantineCommand: ParsableCommand {
         abstract: "List or export the quarantined records.",
         discussion: """
         Lists each quarantined record with its file, archive member, position (line, or array index) and \
-        reason on stdout. --export writes them as NDJSON instead: file, member, position, reason, detail, the \
-        record's bytes (`raw` as text when UTF-8, else `raw_base64`; only the first 4096 for records a release \
-        before payloads were kept quarantined) and raw_size. \
+        reason on stdout; an unusable part of a record that was otherwise used (one transaction of a receipt, \
+        one line item) is listed under its record's place with its path in the payload. --export writes them as \
+        NDJSON instead: file, member, position, part (null for a whole record), reason, detail, the record's \
+        bytes (`raw` as text when UTF-8, else `raw_base64`; only the first 4096 for records a release before \
+        payloads were kept quarantined) and raw_size. \
         Reasons: \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", ")).
 
         Example:
@@ -51,13 +53,15 @@ struct QuarantineCommand: ParsableCommand {
         }
         var buffer: [UInt8] = []
         var count = 0
+        var parts = 0
         do {
             try store.forEachQuarantined(reason: reason) { entry in
-                count += 1
+                if entry.part == nil { count += 1 } else { parts += 1 }
                 if export != nil {
                     buffer += Array(JSONWriter.compact(.object(Self.exportObject(entry))).utf8)
                 } else {
-                    buffer += Array("\(entry.provenance)\t\(entry.reason)\t\(entry.detail)".utf8)
+                    let place = entry.part.map { "\(entry.provenance) \($0)" } ?? "\(entry.provenance)"
+                    buffer += Array("\(place)\t\(entry.reason)\t\(entry.detail)".utf8)
                 }
                 buffer.append(UInt8(ascii: "\n"))
                 if buffer.count >= 1 << 16 {
@@ -78,7 +82,8 @@ struct QuarantineCommand: ParsableCommand {
                 """)
         }
         let destination = export.map { " written to \($0)" } ?? ""
-        FileHandle.standardError.write(Data("\(count) quarantined records\(destination)\n".utf8))
+        let partsText = parts > 0 ? " and \(parts) quarantined parts of used records" : ""
+        FileHandle.standardError.write(Data("\(count) quarantined records\(partsText)\(destination)\n".utf8))
     }
 
     static func exportObject(_ entry: QuarantinedRecord) -> JSONObject {
@@ -86,6 +91,7 @@ struct QuarantineCommand: ParsableCommand {
         object.append("file", .string(entry.provenance.file))
         object.append("member", entry.provenance.member.map { .string($0) } ?? .null)
         object.append("position", .number(String(entry.provenance.position)))
+        object.append("part", entry.part.map { .string($0) } ?? .null)
         object.append("reason", .string(entry.reason))
         object.append("detail", .string(entry.detail))
         if let text = String(validating: entry.raw, as: UTF8.self) {

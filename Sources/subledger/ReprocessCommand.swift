@@ -34,8 +34,9 @@ struct ReprocessCommand: ParsableCommand {
     @OptionGroup var verification: VerificationOptions
 
     func run() throws {
-        let job = ReprocessJob(ledger: ledger.location, translator: try verification.makeTranslator(),
-                               progress: .standardError)
+        let times = PlausibleTimes.ofThisRun()
+        let job = ReprocessJob(ledger: ledger.location, parser: RecordParser(times: times),
+                               translator: try verification.makeTranslator(times: times), progress: .standardError)
         let outcome: ReprocessOutcome
         do {
             outcome = try job.run(quarantined ? .quarantined : .full)

@@ -62,6 +62,7 @@ struct StatusCommand: ParsableCommand {
             lines.append("source \(source.source): \(source.used) used, \(source.excluded) excluded")
         }
         lines += statistics.summaryLines
+        statistics.sayWarnings()
         if json {
             let bySource = JSONObject(sources.map { source in
                 (source.source, .object(JSONObject([("used", .number(String(source.used))),

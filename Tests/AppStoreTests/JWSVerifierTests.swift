@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func vectorsTranslateAsSandboxOrTest() throws {
-        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"])
+        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"], times: testTimes)
         let test = translator.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/testNotification")))
         #expect(test == .excluded(.test))
         let transaction = translator.translate(record(.appleTransaction, jws: try vector("mock_signed_data/transactionInfo")))
@@ -37,17 +37,17 @@ import Testing
     @Test func wrongBundleIsRejectedOnlyWhenBundleIdsAreGiven() throws {
         // This vector has no signedDate: its chain is checked at the time the backend logged it.
         let logged = Envelope(receivedAt: 1_681_314_324_000)
-        let strict = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"])
+        let strict = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"], times: testTimes)
         let wrong = strict.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId"), envelope: logged))
         #expect(wrong.quarantineReason == .wrongBundle)
-        let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
+        let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [], times: testTimes)
         // Its signature is valid; it is a TEST notification.
         #expect(open.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId"), envelope: logged)) == .excluded(.test))
     }
 
     @Test func aJWSWithNoTimeToCheckItsChainAtIsRejected() throws {
         // Checking at "now" would make the outcome depend on the day ingest runs.
-        let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
+        let open = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [], times: testTimes)
         let unlogged = open.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/wrongBundleId")))
         #expect(unlogged.quarantineReason == .badSignature)
     }
@@ -63,7 +63,7 @@ import Testing
             try verifier.verify(forged, unsignedDateFallback: 1_700_000_000_000)
         }
         let logged = Envelope(receivedAt: 1_681_314_324_000)
-        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [])
+        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: [], times: testTimes)
         let result = translator.translate(record(.appleNotificationV2, jws: forged, envelope: logged))
         #expect(result.quarantineReason == .badSignature)
         // The genuine header still verifies after the forged one was rejected.
@@ -75,7 +75,7 @@ import Testing
         #expect(throws: JWSVerificationError.missingX5C) {
             try verifier.verify(try vector("mock_signed_data/missingX5CHeaderClaim"))
         }
-        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"])
+        let translator = try AppStoreTranslator(trustedRoots: [try vectorRoot()], bundleIds: ["com.example"], times: testTimes)
         let result = translator.translate(record(.appleNotificationV2, jws: try vector("mock_signed_data/missingX5CHeaderClaim")))
         #expect(result.quarantineReason == .badSignature)
     }

@@ -8,7 +8,7 @@ import Testing
     let translator: AppStoreTranslator
 
     init() throws {
-        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: ["com.example.app"])
+        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: ["com.example.app"], times: testTimes)
     }
 
     /// A production response: a consumable and a non-consumable (no expiry fields) next to subscription

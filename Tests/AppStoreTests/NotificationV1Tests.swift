@@ -8,7 +8,7 @@ import Testing
     let translator: AppStoreTranslator
 
     init() throws {
-        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [])
+        translator = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [], times: testTimes)
     }
 
     static func notification(type: String, extra: String = "", environment: String = "PROD",

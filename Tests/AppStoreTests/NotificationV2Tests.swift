@@ -13,7 +13,7 @@ import Testing
 
     init() throws {
         chain = try TestChain()
-        translator = try AppStoreTranslator(trustedRoots: [chain.rootDER], bundleIds: ["com.example.app"])
+        translator = try AppStoreTranslator(trustedRoots: [chain.rootDER], bundleIds: ["com.example.app"], times: testTimes)
     }
 
     static func transaction(id: String = "5002", product: String = "premium_monthly",

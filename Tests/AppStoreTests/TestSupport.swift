@@ -14,6 +14,9 @@ enum AppleDateForTests {
     }
 }
 
+/// The plausible times of a run whose clock reads 2026-01-01T00:00:00Z: fixed, so that tests never depend on today.
+let testTimes = PlausibleTimes(now: 1_767_225_600_000)
+
 /// `2024-01-17 10:00` → ms UTC.
 func ms(_ text: String) -> Millis {
     let parts = text.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int($0) }
@@ -33,7 +36,13 @@ func record(_ source: SourceKind, jws: String, envelope: Envelope = Envelope()) 
 
 extension Translation {
     var facts: [Fact] {
-        if case .used(let facts) = self { return facts }
+        if case .used(let facts, _) = self { return facts }
+        return []
+    }
+
+    /// The parts a used record set aside.
+    var parts: [QuarantinedPart] {
+        if case .used(_, let parts) = self { return parts }
         return []
     }
 

@@ -1,4 +1,5 @@
 import AppStore
+import Facts
 import Foundation
 import Pipeline
 import PlayStore
@@ -9,10 +10,13 @@ enum IngestFixtures {
     static let march2024: Int64 = 1_709_294_400_000
     static let day: Int64 = 86_400_000
 
+    /// The plausible times of a run whose clock reads 2026-01-01T00:00:00Z: fixed, so that tests never depend on today.
+    static let times = PlausibleTimes(now: 1_767_225_600_000)
+
     /// The translator the CLI builds: both real store translators, dispatching on the platform.
     static func translator() throws -> RecordTranslator {
-        let apple = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [])
-        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: ["com.example.app"]))
+        let apple = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [], times: times)
+        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: ["com.example.app"], times: times))
     }
 
     /// `purchases.subscriptions.get` (v1) for token `n`, renewal `renewal`, logged with its context.

@@ -89,7 +89,7 @@ struct SubledgerProcess {
                                               in: directory, tag: "quarantine")
         #expect(export.status == 0)
         let exported = String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self)
-        #expect(exported.hasPrefix(#"{"file":"with-garbage.ndjson","member":null,"position":11,"reason":"malformed_json","#))
+        #expect(exported.hasPrefix(#"{"file":"with-garbage.ndjson","member":null,"position":11,"part":null,"reason":"malformed_json","#))
         #expect(!FileManager.default.fileExists(atPath: directory.file(".q.ndjson.partial")), "written beside, then renamed")
         // A ledger that cannot be read: exit 3, and the earlier export is left as it was, not truncated.
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("broken.sqlite")))

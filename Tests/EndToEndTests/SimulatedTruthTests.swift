@@ -28,11 +28,14 @@ struct SimulatedTruthTests {
                 #expect(records[key] as? Int == expected, "ingest \(key): \(records[key] ?? "nil") != truth \(expected)")
             }
         }
-        for key in ["excluded_by_reason", "quarantined_by_reason"] {
-            if let expected = truth.ingest[key] as? [String: Int] {
-                #expect(counts[key] as? [String: Int] == expected, "ingest \(key)")
-            }
+        for key in ["excluded_by_reason", "quarantined_by_reason", "warnings"] {
+            let expected = try #require(truth.ingest[key] as? [String: Int], "truth.json has ingest.\(key)")
+            #expect(counts[key] as? [String: Int] == expected, "ingest \(key)")
         }
+        // The simulated wild data is there to be read: test tokens, epoch seconds, reused message ids.
+        let warnings = try #require(truth.ingest["warnings"] as? [String: Int])
+        #expect((warnings["timestamps_in_seconds"] ?? 0) > 0 && (warnings["message_id_conflicts"] ?? 0) > 0)
+        #expect((truth.ingest["excluded_by_reason"] as? [String: Int])?["test"] ?? 0 > 2)
 
         for scenario in truth.scenarios {
             let out = "\(directory)/reports-\(scenario.name)"

@@ -50,7 +50,7 @@ import Testing
         #expect(result.records[0].bytes.count == 150)
         #expect(result.texts[1] == Self.lines[1])
         #expect(result.positions == [1, 2])
-        guard case .failure(let rejection) = RecordParser().parse(result.records[0]) else {
+        guard case .failure(let rejection) = RecordParser(times: testTimes).parse(result.records[0]) else {
             Issue.record("a cut line must not parse")
             return
         }
@@ -118,7 +118,7 @@ import Testing
         #expect(result.damages.isEmpty)
         #expect(result.texts == [#"{"a":1}"#, #"{"b":2}"#, #"oops {"c":3}]"#])
         #expect(result.positions == [0, 1, 2])
-        guard case .failure(let rejection) = RecordParser().parse(result.records[2]) else {
+        guard case .failure(let rejection) = RecordParser(times: testTimes).parse(result.records[2]) else {
             Issue.record("the broken rest must be quarantined")
             return
         }

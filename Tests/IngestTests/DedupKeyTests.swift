@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Ingest
 
@@ -5,7 +6,7 @@ import Testing
 @Suite struct DedupKeyTests {
     func key(_ text: String) throws -> String {
         let raw = RawRecord(bytes: Array(text.utf8), provenance: Provenance(file: "f.ndjson", position: 1))
-        return try RecordParser().parse(raw).get().dedupKey
+        return try RecordParser(times: testTimes).parse(raw).get().dedupKey
     }
 
     static let body = #"{"kind":"androidpublisher#subscriptionPurchase","startTimeMillis":"1709294400000","expiryTimeMillis":"1711972800000","paymentState":1,"orderId":"GPA.1-2-3-4"}"#
@@ -44,7 +45,28 @@ import Testing
     @Test func pubSubRedeliveryIsOneRecord() throws {
         let first = try key(StorePayloads.pubSubPush)
         let redelivered = try key(#"{"received_at":"2024-03-01T12:05:00Z","body":\#(StorePayloads.pubSubPush)}"#)
-        #expect(first == "msg:" + StorePayloads.pubSubMessageId)
+        #expect(first.hasPrefix("msg:" + StorePayloads.pubSubMessageId + ":"))
+        #expect(first.count == "msg:".count + StorePayloads.pubSubMessageId.count + 1 + 64)
         #expect(redelivered == first)
+    }
+
+    /// inputs.md: "the same `messageId` with other data, as when exports of two subscriptions are merged, is two
+    /// messages". Google's own example push (developer.android.com, "Real-time developer notifications
+    /// reference") carries messageId 136969346945, and test fixtures copy it with data of their own.
+    @Test func theSameMessageIdWithOtherDataIsAnotherMessage() throws {
+        func push(_ rtdn: String, id: String = "136969346945") -> String {
+            let data = Data(rtdn.utf8).base64EncodedString()
+            return #"{"message":{"attributes":{"key":"value"},"data":"\#(data)","messageId":"\#(id)"},"subscription":"projects/myproject/subscriptions/mysubscription"}"#
+        }
+        let purchased = StorePayloads.rtdn
+        let canceled = StorePayloads.rtdn.replacingOccurrences(of: #""notificationType":4"#, with: #""notificationType":3"#)
+        #expect(purchased != canceled)
+        let a = try key(push(purchased)), b = try key(push(canceled))
+        #expect(a != b)
+        #expect(a.hasPrefix("msg:136969346945:") && b.hasPrefix("msg:136969346945:"))
+        // The data's spelling (member order, whitespace) is not its content.
+        let respelled = try key(push(" " + purchased.replacingOccurrences(of: ",", with: ", ")))
+        #expect(respelled == a)
+        #expect(try key(push(purchased, id: "136969346946")) != a)
     }
 }

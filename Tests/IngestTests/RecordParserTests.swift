@@ -5,7 +5,7 @@ import Testing
 
 /// Records (`inputs.md`, "Records"): envelopes, bodies in every form, and every row of the sniffer's shape table.
 @Suite struct RecordParserTests {
-    let parser = RecordParser()
+    let parser = RecordParser(times: testTimes)
 
     func raw(_ text: String) -> RawRecord {
         RawRecord(bytes: Array(text.utf8), provenance: Provenance(file: "in.ndjson", position: 7))
@@ -91,7 +91,7 @@ import Testing
         let record = try parsed(StorePayloads.pubSubPush)
         #expect(record.source == .googleRTDN)
         #expect(record.payload == .json(try JSONParser.parse(StorePayloads.rtdn)))
-        #expect(record.dedupKey == "msg:" + StorePayloads.pubSubMessageId)
+        #expect(record.dedupKey.hasPrefix("msg:" + StorePayloads.pubSubMessageId + ":"))
         #expect(record.envelope.receivedAt == 1_709_294_401_456)
     }
 
@@ -100,7 +100,7 @@ import Testing
         let push = #"{"message":{"data":"\#(data)","message_id":"77","publish_time":"2024-03-01T12:00:00Z"},"subscription":"projects/p/subscriptions/s"}"#
         let record = try parsed(push)
         #expect(record.source == .googleRTDN)
-        #expect(record.dedupKey == "msg:77")
+        #expect(record.dedupKey.hasPrefix("msg:77:"))
         #expect(record.envelope.receivedAt == 1_709_294_400_000)
     }
 
@@ -147,7 +147,7 @@ import Testing
         let record = try parsed(text)
         #expect(record.source == .googleRTDN)
         #expect(record.payload == .json(try JSONParser.parse(StorePayloads.rtdn)))
-        #expect(record.dedupKey == "msg:" + StorePayloads.pubSubMessageId)
+        #expect(record.dedupKey == (try parsed(StorePayloads.pubSubPush)).dedupKey)
         // The envelope's own time wins over the Pub/Sub publishTime.
         #expect(record.envelope.receivedAt == 1_709_294_409_000)
     }
@@ -213,12 +213,61 @@ import Testing
     }
 
     @Test func receivedAtSpellings() {
-        #expect(RecordParser.receivedAt(.number("1709294400000")) == 1_709_294_400_000)
-        #expect(RecordParser.receivedAt(.string("1709294400000")) == 1_709_294_400_000)
-        #expect(RecordParser.receivedAt(.string("2024-03-01T12:00:00Z")) == 1_709_294_400_000)
-        #expect(RecordParser.receivedAt(.string("2024-03-01T12:00:00.123456Z")) == 1_709_294_400_123)
-        #expect(RecordParser.receivedAt(.string("2024-03-01T07:00:00-05:00")) == 1_709_294_400_000)
-        #expect(RecordParser.receivedAt(.string("2024-03-01")) == nil)
-        #expect(RecordParser.receivedAt(.bool(true)) == nil)
+        func millis(_ value: JSON) -> Millis? { RecordParser.receivedAt(value)?.millis }
+        #expect(millis(.number("1709294400000")) == 1_709_294_400_000)
+        #expect(millis(.string("1709294400000")) == 1_709_294_400_000)
+        #expect(millis(.string("2024-03-01T12:00:00Z")) == 1_709_294_400_000)
+        #expect(millis(.string("2024-03-01T12:00:00.123456Z")) == 1_709_294_400_123)
+        #expect(millis(.string("2024-03-01T07:00:00-05:00")) == 1_709_294_400_000)
+        #expect(millis(.string("2024-03-01")) == nil)
+        #expect(millis(.bool(true)) == nil)
+        #expect(RecordParser.receivedAt(.number("1709294400000"))?.inSeconds == false)
+    }
+
+    /// inputs.md: "An epoch number below 10^11 is in seconds". Python's `time.time()` logs `1756200000.123456`,
+    /// `date +%s` logs `1756200000`; read as milliseconds they would be 1970-01-21.
+    @Test func receivedAtInEpochSecondsIsReadAsSeconds() throws {
+        let seconds: [(JSON, Millis)] = [
+            (.number("1756200000"), 1_756_200_000_000),
+            (.number("1756200000.123456"), 1_756_200_000_123),
+            (.string("1756200000.5"), 1_756_200_000_500),
+            (.number("1.7562e9"), 1_756_200_000_000),
+            (.number("99999999999"), 99_999_999_999_000),
+        ]
+        for (value, expected) in seconds {
+            let time = try #require(RecordParser.receivedAt(value), "\(value)")
+            #expect(time.millis == expected, "\(value)")
+            #expect(time.inSeconds, "\(value)")
+        }
+        // 10^11 and above is milliseconds (1973-03-03 onwards); a fraction of a millisecond is dropped.
+        #expect(RecordParser.receivedAt(.number("100000000000"))?.inSeconds == false)
+        #expect(RecordParser.receivedAt(.number("1756200000123.9"))?.millis == 1_756_200_000_123)
+        #expect(RecordParser.receivedAt(.number("1.7562e12"))?.millis == 1_756_200_000_000)
+
+        let record = try parsed(#"{"received_at":1756200000,"body":\#(StorePayloads.rtdn)}"#)
+        #expect(record.envelope.receivedAt == 1_756_200_000_000)
+        #expect(record.receivedAtInSeconds)
+        #expect(try parsed(#"{"received_at":"2025-08-26T09:20:00Z","body":\#(StorePayloads.rtdn)}"#).receivedAtInSeconds == false)
+    }
+
+    /// Issue 18: an envelope time at the edge of Int64 once bricked a ledger. Every envelope time must lie between
+    /// 2008-01-01 and the run's clock + 10 years (PlausibleTimes), else the record is quarantined naming the field.
+    @Test func implausibleEnvelopeTimesAreQuarantined() throws {
+        for value in ["-9223372036854775808", "9223372036854775807", "99999999999999999999999", "0", "1",
+                      "\"1999-12-31T23:59:59Z\"", "\"9999-12-31T23:59:59Z\"", "1e300", "-1756200000"] {
+            let rejected = rejection(#"{"received_at":\#(value),"body":\#(StorePayloads.rtdn)}"#)
+            #expect(rejected?.reason == .implausibleTimestamp, "\(value)")
+            #expect(rejected?.detail.contains("received_at") == true, "\(value)")
+        }
+        // The edges themselves: 2008-01-01T00:00:00Z and the clock + 10 years are plausible.
+        #expect(try parsed(#"{"received_at":"2008-01-01T00:00:00Z","body":\#(StorePayloads.rtdn)}"#).envelope.receivedAt == PlausibleTimes.storesOpened)
+        #expect(rejection(#"{"received_at":"2007-12-31T23:59:59.999Z","body":\#(StorePayloads.rtdn)}"#)?.reason == .implausibleTimestamp)
+        #expect(try parsed(#"{"received_at":\#(testTimes.latest),"body":\#(StorePayloads.rtdn)}"#).envelope.receivedAt == testTimes.latest)
+        #expect(rejection(#"{"received_at":\#(testTimes.latest + 1),"body":\#(StorePayloads.rtdn)}"#)?.reason == .implausibleTimestamp)
+        // A Pub/Sub publishTime that stands in for received_at is checked the same way.
+        let push = StorePayloads.pubSubPush.replacingOccurrences(of: "2024-03-01T12:00:01.456Z", with: "1970-01-01T00:00:00Z")
+        let rejected = rejection(push)
+        #expect(rejected?.reason == .implausibleTimestamp)
+        #expect(rejected?.detail.contains("publishTime") == true)
     }
 }

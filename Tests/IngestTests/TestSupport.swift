@@ -1,3 +1,4 @@
+import Facts
 import Foundation
 import SystemZlib
 import Testing
@@ -209,3 +210,6 @@ enum ZipBuilder {
         }
     }
 }
+
+/// The plausible times of a run whose clock reads 2026-01-01T00:00:00Z: fixed, so that tests never depend on today.
+let testTimes = PlausibleTimes(now: 1_767_225_600_000)

@@ -30,11 +30,14 @@ func link(_ newToken: String, continues oldToken: String, at: Millis = 1_711_900
 
 func storedRecord(_ key: String, file: String = "a.ndjson", member: String? = nil, position: Int64 = 1,
                   outcome: StoredRecord.Outcome = .used, receivedAt: Millis? = 1_709_294_405_000,
-                  payload: [UInt8] = Array(#"{"kind":"androidpublisher#subscriptionPurchase"}"#.utf8)) -> StoredRecord {
-    StoredRecord(dedupKey: key, source: .googleSubscriptionV1, outcome: outcome,
+                  payload: [UInt8] = Array(#"{"kind":"androidpublisher#subscriptionPurchase"}"#.utf8),
+                  subject: String? = nil, flags: StoredRecord.Flags = [], parts: [QuarantineEntry] = [],
+                  source: SourceKind = .googleSubscriptionV1, run: String = "test") -> StoredRecord {
+    StoredRecord(dedupKey: key, source: source, outcome: outcome,
                  provenance: Provenance(file: file, member: member, position: position), receivedAt: receivedAt,
                  payload: PayloadCompressor(dictionary: nil).payload(payload), rulesVersion: 1,
-                 bucket: LedgerBucket.of(platform: "google", subject: key))
+                 bucket: LedgerBucket.of(platform: "google", subject: subject ?? key), subject: subject, flags: flags,
+                 parts: parts, run: run)
 }
 
 /// A quarantine entry for `raw` read at `provenance`, compressed without a dictionary.

@@ -7,6 +7,9 @@ func ms(_ text: String) -> Millis { RFC3339.millis(text) ?? -1 }
 
 let package = "com.example.app"
 
+/// The plausible times of a run whose clock reads 2026-01-01T00:00:00Z: fixed, so that tests never depend on today.
+let testTimes = PlausibleTimes(now: 1_767_225_600_000)
+
 /// A record as Ingest hands it over: a Google payload with the envelope context a backend logs.
 func record(_ source: SourceKind, _ json: String, receivedAt: Millis? = nil, token: String? = nil,
             product: String? = nil, packageName: String? = package, appUser: String? = nil,
@@ -18,7 +21,13 @@ func record(_ source: SourceKind, _ json: String, receivedAt: Millis? = nil, tok
 }
 
 func usedFacts(_ translation: Translation) -> [Fact] {
-    if case .used(let facts) = translation { return facts }
+    if case .used(let facts, _) = translation { return facts }
+    return []
+}
+
+/// The parts a used record set aside.
+func quarantinedParts(_ translation: Translation) -> [QuarantinedPart] {
+    if case .used(_, let parts) = translation { return parts }
     return []
 }
 
@@ -73,13 +82,13 @@ func v2JSON(state: String, start: String, expiry: String, latestOrderId: String,
 
 /// Collects the facts a sequence of Google records states, as the ledger would (a set).
 struct Archive {
-    let translator = PlayStoreTranslator(packageNames: [package])
+    let translator = PlayStoreTranslator(packageNames: [package], times: testTimes)
     var facts: [Fact] = []
     var failures: [Translation] = []
 
     mutating func add(_ record: ParsedRecord) {
         let translation = translator.translate(record)
-        if case .used(let stated) = translation {
+        if case .used(let stated, _) = translation {
             for fact in stated where !facts.contains(fact) { facts.append(fact) }
         } else {
             failures.append(translation)

@@ -4,7 +4,7 @@ import Ingest
 @testable import PlayStore
 import Testing
 
-private let translator = PlayStoreTranslator(packageNames: [package])
+private let translator = PlayStoreTranslator(packageNames: [package], times: testTimes)
 
 struct NotificationTests {
     static let types = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 17, 18, 19, 20, 22]
@@ -45,7 +45,7 @@ struct NotificationTests {
     }
 
     @Test func otherPackageIsQuarantined() throws {
-        let json = rtdnJSON(token: "t", product: "p", type: 2, at: 1).replacingOccurrences(of: package, with: "com.other.app")
+        let json = rtdnJSON(token: "t", product: "p", type: 2, at: 1_710_504_000_000).replacingOccurrences(of: package, with: "com.other.app")
         guard case .quarantined(let reason, let detail) = translator.translate(try record(.googleRTDN, json)) else {
             Issue.record("not quarantined")
             return
@@ -53,7 +53,7 @@ struct NotificationTests {
         #expect(reason == .wrongPackage)
         #expect(detail.contains("com.other.app"))
         // Any package is accepted when none is configured.
-        #expect(usedFacts(PlayStoreTranslator(packageNames: []).translate(try record(.googleRTDN, json))).count == 1)
+        #expect(usedFacts(PlayStoreTranslator(packageNames: [], times: testTimes).translate(try record(.googleRTDN, json))).count == 1)
     }
 
     @Test func oneTimeAndVoidedNotifications() throws {
@@ -81,7 +81,7 @@ struct NotificationTests {
         }
         #expect(reason == .invalidPayload)
         #expect(detail.contains("eventTimeMillis"))
-        let noToken = #"{"packageName":"com.example.app","eventTimeMillis":"1","subscriptionNotification":{"notificationType":2}}"#
+        let noToken = #"{"packageName":"com.example.app","eventTimeMillis":"1710504000000","subscriptionNotification":{"notificationType":2}}"#
         guard case .quarantined(.invalidPayload, let missing) = translator.translate(try record(.googleRTDN, noToken)) else {
             Issue.record("not quarantined")
             return
@@ -133,16 +133,16 @@ struct SubscriptionResourceTests {
             usedFacts(translator.translate(try record(.googleSubscriptionV1, json, receivedAt: fetched, token: "t", product: "p")))
                 .first { $0.kind == GoogleFactKind.state }?.detail
         }
-        let pending = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true)
+        let pending = v1JSON(start: ms("2024-01-07T23:00:00Z"), expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true)
         #expect(try state(pending, fetched: expiry - 86_400_000) == "v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=")
         #expect(try state(pending, fetched: expiry + 86_400_000) == "v1;SUBSCRIPTION_STATE_ON_HOLD;pay=0;cancel=")
-        let lost = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: false, cancelReason: 1)
+        let lost = v1JSON(start: ms("2024-01-07T23:00:00Z"), expiry: expiry, orderId: "GPA.1..0", paymentState: 0, autoRenewing: false, cancelReason: 1)
         #expect(try state(lost, fetched: expiry + 86_400_000) == "v1;SUBSCRIPTION_STATE_EXPIRED;pay=0;cancel=1")
-        let paused = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true, autoResume: expiry + 1)
+        let paused = v1JSON(start: ms("2024-01-07T23:00:00Z"), expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true, autoResume: expiry + 1)
         #expect(try state(paused, fetched: expiry + 5_000) == "v1;SUBSCRIPTION_STATE_PAUSED;pay=1;cancel=")
         #expect(try state(paused, fetched: expiry - 5_000) == "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=")
-        let trial = v1JSON(start: 0, expiry: expiry, orderId: "GPA.1", paymentState: 2, autoRenewing: true)
-        let trialFact = usedFacts(translator.translate(try record(.googleSubscriptionV1, trial, receivedAt: 5, token: "t", product: "p")))
+        let trial = v1JSON(start: ms("2024-01-07T23:00:00Z"), expiry: expiry, orderId: "GPA.1", paymentState: 2, autoRenewing: true)
+        let trialFact = usedFacts(translator.translate(try record(.googleSubscriptionV1, trial, receivedAt: ms("2024-03-01T00:00:00Z"), token: "t", product: "p")))
             .first { $0.kind == GoogleFactKind.state }
         #expect(trialFact?.flags == [.trial, .on])
         #expect(trialFact?.amountMicros == 0)
@@ -190,7 +190,7 @@ struct SubscriptionResourceTests {
     }
 
     @Test func missingContextIsQuarantined() throws {
-        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
+        let v1 = v1JSON(start: 1_704_067_200_000, expiry: 1_706_745_600_000, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
         #expect(reason(translator.translate(try record(.googleSubscriptionV1, v1, product: "p"))) == .missingContext)
         #expect(reason(translator.translate(try record(.googleSubscriptionV1, v1, token: "t"))) == .missingContext)
         let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1")
@@ -199,21 +199,31 @@ struct SubscriptionResourceTests {
         #expect(reason(translator.translate(try record(.googleProductV1, product, token: "t"))) == .missingContext)
     }
 
+    /// `purchaseType` 0 ("Test (i.e. purchased from a license testing account)", purchases.subscriptions and
+    /// purchases.products in Google's androidpublisher reference) and v2 `testPurchase: {}`: excluded, with the
+    /// marker that makes every other record of the token excluded too.
     @Test func testPurchasesAreExcluded() throws {
-        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 0)
-        #expect(translator.translate(try record(.googleSubscriptionV1, v1, token: "t", product: "p")) == .excluded(.test))
-        let promo = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 1)
+        let start = ms("2024-01-01T00:00:00Z"), fetched = ms("2024-01-01T00:00:09Z")
+        func marker(_ at: Millis, observedAt: Millis = fetched) -> Translation {
+            .excluded(.test, markers: [Fact(platform: .google, subject: "t", kind: .testPurchase, at: at, observedAt: observedAt)])
+        }
+        let v1 = v1JSON(start: start, expiry: 1_706_745_600_000, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 0)
+        #expect(translator.translate(try record(.googleSubscriptionV1, v1, receivedAt: fetched, token: "t", product: "p")) == marker(start))
+        let promo = v1JSON(start: start, expiry: 1_706_745_600_000, orderId: "GPA.1", paymentState: 1, autoRenewing: true, purchaseType: 1)
         #expect(!usedFacts(translator.translate(try record(.googleSubscriptionV1, promo, token: "t", product: "p"))).isEmpty)
         let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
                         latestOrderId: "GPA.1", extra: "\"testPurchase\":{},")
-        #expect(translator.translate(try record(.googleSubscriptionV2, v2, token: "t")) == .excluded(.test))
-        let product = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1","purchaseState":0,"purchaseType":0}"#
-        #expect(translator.translate(try record(.googleProductV1, product, token: "t", product: "p")) == .excluded(.test))
+        #expect(translator.translate(try record(.googleSubscriptionV2, v2, receivedAt: fetched, token: "t")) == marker(start))
+        // PHP logs the empty marker object as `[]`: still a test purchase.
+        let php = v2.replacingOccurrences(of: "\"testPurchase\":{}", with: "\"testPurchase\":[]")
+        #expect(translator.translate(try record(.googleSubscriptionV2, php, receivedAt: fetched, token: "t")) == marker(start))
+        let product = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1704067200000","purchaseState":0,"purchaseType":0}"#
+        #expect(translator.translate(try record(.googleProductV1, product, token: "t", product: "p")) == marker(start, observedAt: start))
     }
 
     @Test func wrongTypesAreInvalidPayload() throws {
-        let v1 = v1JSON(start: 1, expiry: 2, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
-            .replacingOccurrences(of: "\"expiryTimeMillis\":\"2\"", with: "\"expiryTimeMillis\":{}")
+        let v1 = v1JSON(start: 1_704_067_200_000, expiry: 1_706_745_600_000, orderId: "GPA.1", paymentState: 1, autoRenewing: true)
+            .replacingOccurrences(of: "\"expiryTimeMillis\":\"1706745600000\"", with: "\"expiryTimeMillis\":{}")
         guard case .quarantined(.invalidPayload, let detail) = translator.translate(try record(.googleSubscriptionV1, v1, token: "t", product: "p")) else {
             Issue.record("not quarantined as invalid")
             return
@@ -223,8 +233,8 @@ struct SubscriptionResourceTests {
         #expect(reason(translator.translate(try record(.googleSubscriptionV1, noStart, token: "t", product: "p"))) == .invalidPayload)
         let badTime = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "yesterday", expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1")
         #expect(reason(translator.translate(try record(.googleSubscriptionV2, badTime, token: "t"))) == .invalidPayload)
-        let noItems = #"{"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","lineItems":[]}"#
-        #expect(reason(translator.translate(try record(.googleSubscriptionV2, noItems, token: "t"))) == .invalidPayload)
+        let noTime = #"{"kind":"androidpublisher#subscriptionPurchaseV2","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","lineItems":[]}"#
+        #expect(reason(translator.translate(try record(.googleSubscriptionV2, noTime, token: "t", product: "p"))) == .invalidPayload)
     }
 
     @Test func voidedPurchaseAndProductPurchase() throws {

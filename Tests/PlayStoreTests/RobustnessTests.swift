@@ -7,7 +7,9 @@ import Testing
 /// translation, and any subset of a subscription's facts still yields a history that keeps its invariants.
 struct RobustnessTests {
     static let wrongValues: [JSON] = [.object(JSONObject()), .array([]), .string("abc"), .bool(true), .null,
-                                      .number("1e400"), .number("-9223372036854775808"), .string("")]
+                                      .number("1e400"), .number("-9223372036854775808"), .number("9223372036854775807"),
+                                      .number("171000000000000000"), .string(""), .array([.number("1")]),
+                                      .object(JSONObject([("a", .number("1"))]))]
 
     private func mutations(of json: String) throws -> [JSON] {
         guard case .object(let object) = try JSONParser.parse(json) else { return [] }
@@ -23,7 +25,7 @@ struct RobustnessTests {
     }
 
     @Test func everyWrongMemberIsHandled() throws {
-        let translator = PlayStoreTranslator(packageNames: [package])
+        let translator = PlayStoreTranslator(packageNames: [package], times: testTimes)
         let payloads: [(SourceKind, String)] = [
             (.googleSubscriptionV1, v1JSON(start: 1_704_067_200_000, expiry: 1_706_745_600_000, orderId: "GPA.1..9223372036854775807",
                                            paymentState: 0, autoRenewing: true, cancelReason: 1, userCancellation: 1_705_000_000_000,
@@ -31,8 +33,9 @@ struct RobustnessTests {
             (.googleSubscriptionV2, v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z",
                                            expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1", units: "9223372036854775807")),
             (.googleRTDN, rtdnJSON(token: "t", product: "p", type: 2, at: 1_704_067_200_000)),
-            (.googleVoidedPurchase, #"{"kind":"androidpublisher#voidedPurchase","purchaseToken":"t","voidedTimeMillis":"5","orderId":"GPA.1"}"#),
-            (.googleProductV1, #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"5","purchaseState":0,"orderId":"GPA.2"}"#),
+            (.googleVoidedPurchase, #"{"kind":"androidpublisher#voidedPurchase","purchaseToken":"t","voidedTimeMillis":"1704067200005","orderId":"GPA.1"}"#),
+            (.googleVoidedPurchase, #"{"voidedPurchases":[{"purchaseToken":"t","voidedTimeMillis":"1704067200005","orderId":"GPA.1"},{"purchaseToken":"u","voidedTimeMillis":"1704067200006"}]}"#),
+            (.googleProductV1, #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1704067200005","purchaseState":0,"orderId":"GPA.2"}"#),
         ]
         var quarantined = 0
         for (source, json) in payloads {
@@ -40,10 +43,17 @@ struct RobustnessTests {
                 let record = ParsedRecord(provenance: Provenance(file: "f", position: 0), source: source,
                                           envelope: Envelope(receivedAt: 1_704_067_300_000, packageName: package, productId: "p", purchaseToken: "t"),
                                           payload: .json(mutated), dedupKey: "k")
-                if case .quarantined(let reason, let detail) = translator.translate(record) {
+                switch translator.translate(record) {
+                case .quarantined(let reason, let detail):
                     #expect(!detail.isEmpty)
-                    #expect([.invalidPayload, .missingContext, .unrecognized, .wrongPackage].contains(reason))
+                    #expect([.invalidPayload, .missingContext, .unrecognized, .wrongPackage, .implausibleTimestamp].contains(reason))
                     quarantined += 1
+                case .used(let facts, let parts):
+                    // Issue 18: no used fact ever carries a time outside the plausible window.
+                    #expect(facts.allSatisfy { testTimes.contains($0) }, "\(JSONWriter.compact(mutated))")
+                    #expect(parts.allSatisfy { !$0.detail.isEmpty && !$0.path.isEmpty })
+                case .excluded(_, let markers):
+                    #expect(markers.allSatisfy { testTimes.contains($0) })
                 }
             }
         }

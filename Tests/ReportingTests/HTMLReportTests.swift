@@ -340,9 +340,11 @@ private enum HTMLKeyCount {
     /// examples.md's rows with the page rendered as of mid-April: the headline is March's, every figure a CSV cell.
     @Test func headlineIsTheLastCompleteMonth() throws {
         let tables = try WorkedExample.tables()
-        let html = HTMLReport.render(tables, ingest: IngestStatistics(files: 2, read: 30, used: 28, duplicate: 1, excluded: 0, quarantined: 1),
+        let html = HTMLReport.render(tables, ingest: IngestStatistics(files: 2, read: 30, used: 28, duplicate: 1, excluded: 0, quarantined: 1,
+                                                                      warnings: ["timestamps_in_seconds": 3, "message_id_conflicts": 0]),
                                      asOf: at(2024, 4, 15, 12), timeZone: Self.zone, generatedBy: "x")
         #expect(html.contains("<h2>Last complete month: 2024-03</h2>"))
+        #expect(html.contains("<span class=\"warn\" id=\"warnings\">warnings: timestamps_in_seconds 3</span>"))
         #expect(html.contains("<time id=\"as-of\" datetime=\"2024-04-15T12:00:00.000Z\">2024-04-15T12:00:00.000Z</time>"))
         #expect(html.contains("<span id=\"records-quarantined\" class=\"warn\">1 quarantined</span>"))
         let start = try #require(html.range(of: "id=\"headline\""))

@@ -208,6 +208,27 @@ struct ArchiveTrapTests {
         #expect(!v2Received.isEmpty && v2Received.allSatisfy { $0 >= "2024-09-01" })
     }
 
+    /// Issue 13: the archives carry the wild classes the pipeline must read, and truth.json says what a correct
+    /// ingest reports about them.
+    @Test func dailyFilesHoldTheWildClasses() throws {
+        let lines = Fixture.dailyLines
+        let resources = lines.filter { $0.contains("\"source\":\"google.subscription.v") }
+        // Class 2: resources logged without received_at, showing renewal orders (`GPA.x..N`).
+        let bare = resources.filter { !$0.contains("\"received_at\"") }
+        #expect(!bare.isEmpty && bare.allSatisfy { $0.range(of: #"GPA\.[0-9-]+\.\.[0-9]+"#, options: .regularExpression) != nil })
+        // Class 4: received_at in epoch seconds, as a number (integer or Python float) or a string.
+        #expect(lines.contains { $0.range(of: #""received_at":1[0-9]{9}[,.]"#, options: .regularExpression) != nil })
+        #expect(lines.contains { $0.range(of: #""received_at":"1[0-9]{9}""#, options: .regularExpression) != nil })
+        // Class 1: a tester's resource in a daily file, beside the notifications of its token.
+        let tester = try #require(lines.first { $0.contains("\"purchaseType\":0") || $0.contains("\"testPurchase\":{}") })
+        #expect(tester.contains("\"purchase_token\""))
+        let ingest = try #require(Fixture.truth["ingest"] as? [String: Any])
+        let warnings = try #require(ingest["warnings"] as? [String: Int])
+        #expect(Set(warnings.keys) == ["timestamps_in_seconds", "message_id_conflicts", "parts_quarantined"])
+        #expect((warnings["timestamps_in_seconds"] ?? 0) > 0)
+        #expect((ingest["excluded_by_reason"] as? [String: Int])?["test"] ?? 0 > 0)
+    }
+
     @Test func notificationsV1V2AndForgeries() throws {
         let members = Fixture.tarMembers
         #expect(members.contains { $0.0.hasSuffix(".json.gz") }, "a tar member that is gzipped")

@@ -15,6 +15,7 @@ extension PostgresLedger {
         var records = PostgresCopyRows()
         var facts = PostgresCopyRows()
         var quarantine = PostgresCopyRows()
+        var parts = PostgresCopyRows()
         var queue = PostgresCopyRows()
         for (sequence, write) in writes.enumerated() {
             switch write {
@@ -29,7 +30,9 @@ extension PostgresLedger {
                              .text(record.provenance.member ?? ""), .integer(record.provenance.position),
                              .integer(record.receivedAt), .bytes(record.payload.bytes),
                              .integer(record.payload.dictionaryId), .integer(record.rulesVersion),
-                             .integer(Int64(record.bucket))])
+                             .integer(Int64(record.bucket)), .text(record.source.platform.rawValue),
+                             .text(record.subject), .integer(record.flags.rawValue), .text(record.run)])
+                for part in record.parts { parts.row(quarantineRow(part, sequence: sequence)) }
                 for fact in keyed {
                     let value = fact.fact
                     facts.row([.bytes(fact.key.bytes), .text(value.platform.rawValue), .text(value.subject),
@@ -39,15 +42,12 @@ extension PostgresLedger {
                                .text(record.dedupKey), .integer(Int64(fact.bucket))])
                 }
             case .quarantine(let entry):
-                quarantine.row([.integer(Int64(sequence)), .text(entry.key), .text(entry.reason), .text(entry.detail),
-                                .text(entry.provenance.file), .text(entry.provenance.member ?? ""),
-                                .integer(entry.provenance.position), .bytes(entry.payload.bytes),
-                                .integer(Int64(entry.rawSize)), .integer(entry.payload.dictionaryId),
-                                .integer(entry.rulesVersion)])
+                quarantine.row(quarantineRow(entry, sequence: sequence))
             }
         }
         for id in dequeued { queue.row([.text(id.origin.rawValue), .text(id.key)]) }
-        let staged = (records: records.bytes, facts: facts.bytes, quarantine: quarantine.bytes, queue: queue.bytes)
+        let staged = (records: records.bytes, facts: facts.bytes, quarantine: quarantine.bytes, parts: parts.bytes,
+                      queue: queue.bytes)
         let (newRecords, newQuarantine) = try run { session throws(LedgerError) -> (Set<String>, Set<String>) in
             var newRecords: Set<String> = []
             var newQuarantine: Set<String> = []
@@ -56,6 +56,7 @@ extension PostgresLedger {
                 for row in try session.query(PostgresStaging.insertRecords) { newRecords.insert(try row.text(0) ?? "") }
                 try session.query(PostgresStaging.moveProvenance)
                 try session.query(PostgresStaging.keepEarliestCopy)
+                try session.query(PostgresStaging.addFlags)
             }
             if !staged.facts.isEmpty {
                 try session.copy(into: "stage_facts", columns: PostgresStaging.factColumns, rows: staged.facts)
@@ -64,6 +65,10 @@ extension PostgresLedger {
             if !staged.quarantine.isEmpty {
                 try session.copy(into: "stage_quarantine", columns: PostgresStaging.quarantineColumns, rows: staged.quarantine)
                 for row in try session.query(PostgresStaging.insertQuarantine) { newQuarantine.insert(try row.text(0) ?? "") }
+            }
+            if !staged.parts.isEmpty {
+                try session.copy(into: "stage_quarantine", columns: PostgresStaging.quarantineColumns, rows: staged.parts)
+                try session.query(PostgresStaging.insertParts)
             }
             if !staged.queue.isEmpty {
                 try session.copy(into: "stage_dequeue", columns: ["origin", "key"], rows: staged.queue)
@@ -84,6 +89,14 @@ extension PostgresLedger {
         }
     }
 
+    /// A quarantine row for `COPY`: a whole record, or a part of a used one.
+    private func quarantineRow(_ entry: QuarantineEntry, sequence: Int) -> [SQLValue] {
+        [.integer(Int64(sequence)), .text(entry.key), .text(entry.reason), .text(entry.detail),
+         .text(entry.provenance.file), .text(entry.provenance.member ?? ""), .integer(entry.provenance.position),
+         .bytes(entry.payload.bytes), .integer(Int64(entry.rawSize)), .integer(entry.payload.dictionaryId),
+         .integer(entry.rulesVersion), .text(entry.part ?? "")]
+    }
+
     /// The session's staging tables (temporary: each connection has its own).
     func createStagingTables() throws(LedgerError) {
         for statement in PostgresStaging.create { try session.query(statement) }
@@ -97,7 +110,8 @@ enum PostgresStaging {
         CREATE TEMP TABLE IF NOT EXISTS stage_records (
             seq BIGINT, dedup_key TEXT COLLATE "C", source TEXT, outcome TEXT, reason TEXT, file TEXT COLLATE "C",
             member TEXT COLLATE "C", position BIGINT, received_at BIGINT, payload BYTEA, dictionary BIGINT,
-            rules_version BIGINT, bucket BIGINT)
+            rules_version BIGINT, bucket BIGINT, platform TEXT COLLATE "C", subject TEXT COLLATE "C", flags BIGINT,
+            run TEXT)
         """,
         """
         CREATE TEMP TABLE IF NOT EXISTS stage_facts (
@@ -110,24 +124,25 @@ enum PostgresStaging {
         CREATE TEMP TABLE IF NOT EXISTS stage_quarantine (
             seq BIGINT, key TEXT COLLATE "C", reason TEXT, detail TEXT, file TEXT COLLATE "C",
             member TEXT COLLATE "C", position BIGINT, raw BYTEA, raw_size BIGINT, dictionary BIGINT,
-            rules_version BIGINT)
+            rules_version BIGINT, part TEXT COLLATE "C")
         """,
         "CREATE TEMP TABLE IF NOT EXISTS stage_dequeue (origin TEXT COLLATE \"C\", key TEXT COLLATE \"C\")",
     ]
 
     static let recordColumns = ["seq", "dedup_key", "source", "outcome", "reason", "file", "member", "position",
-                                "received_at", "payload", "dictionary", "rules_version", "bucket"]
+                                "received_at", "payload", "dictionary", "rules_version", "bucket", "platform",
+                                "subject", "flags", "run"]
     static let factColumns = ["fact_key", "platform", "subject", "kind", "at", "observed_at", "ref", "detail",
                               "product_id", "end_at", "amount_micros", "currency", "flags", "record", "bucket"]
     static let quarantineColumns = ["seq", "key", "reason", "detail", "file", "member", "position", "raw", "raw_size",
-                                    "dictionary", "rules_version"]
+                                    "dictionary", "rules_version", "part"]
 
     /// The first copy of each key in batch order; keys already stored are left alone; the new keys come back.
     static let insertRecords = """
         INSERT INTO records (dedup_key, source, outcome, reason, file, member, position, received_at, payload,
-            dictionary, rules_version, bucket)
+            dictionary, rules_version, bucket, platform, subject, flags, run)
         SELECT DISTINCT ON (dedup_key) dedup_key, source, outcome, reason, file, member, position, received_at,
-            payload, dictionary, rules_version, bucket
+            payload, dictionary, rules_version, bucket, platform, subject, flags, run
         FROM stage_records ORDER BY dedup_key, seq
         ON CONFLICT (dedup_key) DO NOTHING
         RETURNING dedup_key
@@ -150,6 +165,13 @@ enum PostgresStaging {
             AND (s.received_at IS NULL OR s.received_at < r.received_at)
         """
 
+    /// The flags of every copy OR-ed in (the same for any order of the copies).
+    static let addFlags = """
+        UPDATE records r SET flags = r.flags | s.flags
+        FROM (SELECT dedup_key, bit_or(flags) AS flags FROM stage_records GROUP BY dedup_key) s
+        WHERE r.dedup_key = s.dedup_key AND (r.flags | s.flags) <> r.flags
+        """
+
     /// Each fact once, its earliest statement (and that statement's record) winning, as in the set semantics.
     static let insertFacts = """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
@@ -166,9 +188,20 @@ enum PostgresStaging {
     static let insertQuarantine = """
         INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version)
         SELECT DISTINCT ON (key) key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version
-        FROM stage_quarantine ORDER BY key, seq
+        FROM stage_quarantine WHERE part = '' ORDER BY key, seq
         ON CONFLICT (key) DO NOTHING
         RETURNING key
+        """
+
+    /// Parts of used records: one row per (record, path), at the smallest provenance of the record's copies.
+    static let insertParts = """
+        INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version,
+            part)
+        SELECT DISTINCT ON (key) key, reason, detail, file, member, position, raw, raw_size, dictionary,
+            rules_version, part
+        FROM stage_quarantine WHERE part <> '' ORDER BY key, file, member, position
+        ON CONFLICT (key) DO UPDATE SET file = excluded.file, member = excluded.member, position = excluded.position
+        WHERE (excluded.file, excluded.member, excluded.position) < (quarantine.file, quarantine.member, quarantine.position)
         """
 
     static let dequeue = """

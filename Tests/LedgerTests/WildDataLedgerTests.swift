@@ -1,0 +1,119 @@
+import Facts
+import Foundation
+import Ingest
+import Testing
+@testable import Ledger
+
+/// What the ledger derives for issue 13 (test tokens' records, warnings, parts) and keeps safe for issue 18 (a
+/// ledger holding extreme times still answers `status` and renders them).
+@Suite struct WildDataLedgerTests {
+    private func marker(_ token: String) -> Fact {
+        Fact(platform: .google, subject: token, kind: .testPurchase, at: 1_709_294_400_000, observedAt: 1_709_294_420_000)
+    }
+
+    private func record(_ key: String, source: SourceKind = .googleRTDN, subject: String?, position: Int64,
+                        outcome: StoredRecord.Outcome = .used, flags: StoredRecord.Flags = [],
+                        parts: [QuarantineEntry] = [], run: String = "first") -> StoredRecord {
+        storedRecord(key, position: position, outcome: outcome, subject: subject, flags: flags, parts: parts,
+                     source: source, run: run)
+    }
+
+    @Test func aTestTokensRecordsCountAsExcludedWhicheverCameFirst() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("l.sqlite"))
+        try transaction(ledger) { ledger in
+            _ = try ledger.store(record("msg:1:aa", subject: "tester", position: 1), facts: [googleFact("tester", kind: "event")])
+            _ = try ledger.store(record("msg:2:bb", subject: "payer", position: 2), facts: [googleFact("payer", kind: "event")])
+        }
+        #expect(try ledger.recordOutcomes(run: nil).used == 2)
+        try transaction(ledger) { ledger in
+            _ = try ledger.store(record("sha256:cc", source: .googleProductV1, subject: "tester", position: 3,
+                                        outcome: .excluded(.test), run: "second"), facts: [marker("tester")])
+            // An Apple subject of the same text is another platform's: not marked.
+            _ = try ledger.store(record("sha256:dd", source: .appleVerifyReceipt, subject: "tester", position: 4, run: "second"),
+                                 facts: [Fact(platform: .apple, subject: "tester", kind: "period", at: 1_709_294_400_000,
+                                              observedAt: 1_709_294_400_000)])
+        }
+        let all = try ledger.recordOutcomes(run: nil)
+        #expect(all.used == 2 && all.excludedByReason == ["test": 2])
+        #expect(all.bySource == [SourceCount(source: "apple.verify_receipt", used: 1, excluded: 0),
+                                 SourceCount(source: "google.product.v1", used: 0, excluded: 1),
+                                 SourceCount(source: "google.rtdn", used: 1, excluded: 1)])
+        // The second run's: the two records it stored.
+        let later = try ledger.recordOutcomes(run: "second")
+        #expect(later.used == 1 && later.excludedByReason == ["test": 1])
+        #expect(try ledger.statistics().excludedByReason == ["test": 2])
+    }
+
+    @Test func flagsAreOredOverCopiesAndPartsTakeTheSmallestProvenance() throws {
+        let part = QuarantinedPart(path: "latest_receipt_info[1]", reason: .invalidPayload,
+                                   detail: "latest_receipt_info[1].product_id is missing", raw: Array(#"{"transaction_id":"7"}"#.utf8))
+        func copy(at position: Int64, flags: StoredRecord.Flags) -> StoredRecord {
+            let provenance = Provenance(file: "a.ndjson", position: position)
+            let entry = QuarantineEntry(part: part, record: "sha256:ee", provenance: provenance,
+                                        payload: PayloadCompressor(dictionary: nil).payload(part.raw), rulesVersion: 1)
+            return storedRecord("sha256:ee", position: position, flags: flags, parts: [entry], source: .appleVerifyReceipt)
+        }
+        var digests: Set<String> = []
+        for (index, order) in [[Int64(9), 4], [4, 9]].enumerated() {
+            let directory = try TemporaryDirectory()
+            let ledger = try writableLedger(directory.file("l\(index).sqlite"))
+            try transaction(ledger) { ledger in
+                for position in order {
+                    _ = try ledger.store(copy(at: position, flags: position == 9 ? .receivedAtInSeconds : []), facts: [])
+                }
+            }
+            digests.insert(try ledger.contentDigest())
+            #expect(try ledger.warnings() == ["timestamps_in_seconds": 1, "message_id_conflicts": 0, "parts_quarantined": 1])
+            var entries: [QuarantinedRecord] = []
+            try ledger.forEachQuarantined(reason: "invalid_payload") { entries.append($0) }
+            #expect(entries.map(\.provenance.position) == [4])
+            #expect(entries.map(\.part) == ["latest_receipt_info[1]"])
+            let statistics = try ledger.statistics()
+            #expect(statistics.quarantined == 0 && statistics.used == 1 && statistics.quarantinedByReason.isEmpty)
+        }
+        #expect(digests.count == 1)
+    }
+
+    @Test func messageIdConflictsCountMessagesBeyondTheFirstOfEachId() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("l.sqlite"))
+        let hex = { (c: Character) in String(repeating: c, count: 64) }
+        try transaction(ledger) { ledger in
+            for (position, key) in ["msg:136969346945:" + hex("a"), "msg:136969346945:" + hex("b"), "msg:136969346945:" + hex("c"),
+                                    "msg:7:" + hex("a"), "msg:136969346946:" + hex("a"), "sha256:" + hex("d")].enumerated() {
+                _ = try ledger.store(record(key, subject: nil, position: Int64(position)), facts: [])
+            }
+        }
+        #expect(try ledger.warnings()["message_id_conflicts"] == 2)
+    }
+
+    /// Issue 18: a ledger written before times were checked may hold an instant at the edge of Int64. `status`
+    /// must still answer (its event range is the reports' window), and the instant must still render.
+    @Test func extremeInstantsInALedgerDoNotTrap() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("l.sqlite"))
+        try transaction(ledger) { ledger in
+            _ = try ledger.store(record("sha256:ff", source: .googleSubscriptionV1, subject: "t", position: 1), facts: [
+                Fact(platform: .google, subject: "t", kind: "start", at: .min, observedAt: .max),
+                googleFact("t", kind: "event"),
+            ])
+        }
+        let statistics = try ledger.statistics()
+        #expect(statistics.firstEventAt == 1_709_294_400_000)
+        #expect(statistics.lastEventAt == 1_709_294_405_000)
+        #expect(Timestamp.rfc3339(.min) == "-292275055-05-16T16:47:04.192Z")
+        #expect(Timestamp.rfc3339(.max) == "292278994-08-17T07:12:55.807Z")
+        #expect(Timestamp.rfc3339(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(PlausibleTimes.representable.latest) == "9999-12-31T23:59:59.999Z")
+    }
+
+    @Test func monthArithmeticClampsAndNeverTraps() {
+        #expect(Timestamp.addingMonths(1, to: 1_706_702_400_000) == 1_709_208_000_000)  // 2024-01-31T12:00Z → 02-29
+        #expect(Timestamp.addingMonths(-1, to: 1_711_886_400_000) == 1_709_208_000_000)  // 2024-03-31T12:00Z → 02-29
+        #expect(Timestamp.addingMonths(-13, to: 1_709_294_400_000) == 1_675_252_800_000)  // 2024-03-01 → 2023-02-01
+        #expect(Timestamp.addingMonths(1, to: .max) == nil)
+        #expect(Timestamp.addingMonths(.min, to: 0) == nil)
+        #expect(Timestamp.addingMonths(-1, to: .min) == nil)
+    }
+}
