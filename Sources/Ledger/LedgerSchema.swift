@@ -225,7 +225,7 @@ enum LedgerSchema {
             CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
         FROM records r
         LEFT JOIN marked m ON m.platform = r.platform AND m.subject = r.subject
-        WHERE (? IS NULL OR r.run = ?)
+        WHERE (CAST(? AS TEXT) IS NULL OR r.run = ?)
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
 
@@ -250,7 +250,7 @@ enum LedgerSchema {
 
     static let listQuarantine = """
         SELECT reason, detail, file, member, position, raw, raw_size, dictionary, part FROM quarantine
-        WHERE (? IS NULL OR reason = ?)
+        WHERE (CAST(? AS TEXT) IS NULL OR reason = ?)
         ORDER BY file, member, position, part, key
         """
 

@@ -93,7 +93,9 @@ struct PostgresLedgerTests {
         _ = try SubledgerProcess.run(["ingest", "--db", reference, "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
                                      in: workspace, tag: "reference")
         let arguments = ["ingest", "--db", database, "--apple-root-ca", "sim/apple-root.der", "sim/archives"]
-        let (_, wait) = try SubledgerProcess.start(arguments, in: workspace, tag: "interrupted")
+        // Short claims, so that the re-run need not wait long for the claims the interrupted run left.
+        let environment = ["SUBLEDGER_LEASE_SECONDS": "2"]
+        let (_, wait) = try SubledgerProcess.start(arguments, in: workspace, tag: "interrupted", environment: environment)
         usleep(1_500_000)
         try server.kill()
         let interrupted = wait()
@@ -101,7 +103,8 @@ struct PostgresLedgerTests {
         #expect(interrupted.stderr.contains("PostgreSQL"), "\(interrupted.stderr)")
         #expect(!interrupted.stderr.contains("INSERT") && !interrupted.stderr.contains("SELECT"), "no SQL in messages")
         try server.start()
-        let again = try SubledgerProcess.run(arguments, in: workspace, tag: "again")
+        let (_, rerun) = try SubledgerProcess.start(arguments, in: workspace, tag: "again", environment: environment)
+        let again = rerun()
         #expect(again.status == 0 || again.status == 1, "\(again.stderr)")
         #expect(try Self.digest(database) == Self.digest(reference))
     }

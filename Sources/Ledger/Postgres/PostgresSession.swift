@@ -43,6 +43,7 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs `sql` with `values` bound to its `?` placeholders, in order, and returns every row.
     @discardableResult
     func query(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) -> [PostgresResultRow] {
+        try requireOpen(doing: "running a statement")
         let query = PostgresQuery(unsafeSQL: PostgresSQL.numbered(sql), binds: SQLValue.bindings(values))
         let connection = connection
         let logger = logger
@@ -55,6 +56,7 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Streams `rows` (text, one COPY row per element, columns separated by tabs) into `table`'s `columns`.
     func copy(into table: String, columns: [String], rows: [UInt8]) throws(LedgerError) {
+        try requireOpen(doing: "copying into \(table)")
         let connection = connection
         let logger = logger
         do {
@@ -68,6 +70,14 @@ final class PostgresSession: @unchecked Sendable {
         } catch {
             throw Self.ledgerError(error, location: location, doing: "copying into \(table)")
         }
+    }
+
+    /// Fails at once when the server closed the connection (stopped, restarted, network gone): postgres-nio 1.33
+    /// never answers a query written to a closed connection, so one must not be sent.
+    private func requireOpen(doing: String) throws(LedgerError) {
+        guard connection.isClosed else { return }
+        throw LedgerError(kind: .unavailable, path: location.description,
+                          message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
     }
 
     /// Runs an `async` operation to its end on a thread that may block (a stage thread, never the cooperative
