@@ -12,6 +12,16 @@ struct GraceAggregator: Sendable {
         var episodes = 0, withGrace = 0, recoveredInGrace = 0, recoveredInRetry = 0, lost = 0, open = 0
         /// T − E (ms) of each recovered episode.
         var recoveryMillis: [Int64] = []
+
+        mutating func add(_ other: Counts) {
+            episodes += other.episodes
+            withGrace += other.withGrace
+            recoveredInGrace += other.recoveredInGrace
+            recoveredInRetry += other.recoveredInRetry
+            lost += other.lost
+            open += other.open
+            recoveryMillis += other.recoveryMillis
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -55,5 +65,15 @@ struct GraceAggregator: Sendable {
             ? Double(sorted[middle])
             : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
         return millis / 3_600_000
+    }
+}
+
+extension GraceAggregator {
+    /// Adds `other`'s episodes (of other subscriptions) to these; the recovery times of both are kept, so the
+    /// median over the merged rows is the exact median of all of them.
+    mutating func merge(_ other: GraceAggregator) {
+        for (key, theirs) in other.counts {
+            counts[key, default: Counts()].add(theirs)
+        }
     }
 }

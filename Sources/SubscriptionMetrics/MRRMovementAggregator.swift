@@ -172,3 +172,10 @@ struct MRRMovementAggregator: Sendable {
         Money(micros: FullWidth.multiplyDivideRounded(cents, 10_000, 1))
     }
 }
+
+extension MRRMovementAggregator {
+    /// Adds `other`'s movements (of other subscriptions) to these.
+    mutating func merge(_ other: MRRMovementAggregator) {
+        for (key, theirs) in other.sums { sums[key, default: MRRMovementSums()].add(theirs) }
+    }
+}

@@ -10,8 +10,14 @@ import Facts
 /// try ledger.forEachSubscription { engine.add(builder.history(id: $0, facts: $1)) }
 /// let tables = engine.finish()
 /// ```
+///
+/// The state is mergeable: engines that folded disjoint sets of subscriptions (slices of the ledger, each holding
+/// every subscription's whole history or none of it) ``merge(_:)`` into the engine of their union, whose
+/// ``finish()`` gives the same tables as one engine that folded them all. Counts and money add, recovery times
+/// are kept, and every rate and identity is computed in ``finish()``, after the merge.
 public struct MetricsEngine: Sendable {
-    private let options: ReportOptions
+    /// The as-of time, time zone, prices and currencies every table is computed with.
+    public let options: ReportOptions
     private var months: MonthTable
     private var subscriptions = SubscriptionAggregator()
     private var revenue = RevenueAggregator()
@@ -36,6 +42,20 @@ public struct MetricsEngine: Sendable {
         retention.add(timeline, prices: options.prices, months: &months)
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
+    }
+
+    /// Adds `other`'s state: afterwards this engine is the one that would have folded the subscriptions of both.
+    /// Each subscription must have been added to only one of them, whole. Throws, changing nothing, when `other`
+    /// was made with other options (as-of, time zone, prices, reporting currency or FX rates), naming the option.
+    public mutating func merge(_ other: MetricsEngine) throws(MetricsMergeError) {
+        if let difference = options.difference(from: other.options) { throw difference }
+        months.include(other.months)
+        subscriptions.merge(other.subscriptions)
+        revenue.merge(other.revenue)
+        movements.merge(other.movements)
+        retention.merge(other.retention)
+        trials.merge(other.trials)
+        grace.merge(other.grace)
     }
 
     /// The tables for everything added so far.

@@ -73,3 +73,31 @@ public struct PriceList: Sendable {
         durations[ProductKey(platform: platform, productId: productId)]
     }
 }
+
+extension PriceList {
+    /// The first listed price or duration (in key order) that `other` does not list the same, in words; `nil`
+    /// when both lists are the same.
+    func firstDifference(from other: PriceList) -> String? {
+        let priceKeys = Set(prices.keys).union(other.prices.keys).sorted(by: Self.precedes)
+        for key in priceKeys where prices[key] != other.prices[key] {
+            func text(_ micros: Int64?) -> String { micros.map { DecimalText.text($0, scale: 6) } ?? "no price" }
+            return "\(key.platform.rawValue) \(key.productId) \(key.currency): \(text(prices[key])) here, "
+                + "\(text(other.prices[key])) in the other"
+        }
+        let durationKeys = Set(durations.keys).union(other.durations.keys).sorted(by: Self.precedes)
+        for key in durationKeys where durations[key] != other.durations[key] {
+            func text(_ duration: BillingDuration?) -> String { duration?.description ?? "no duration" }
+            return "\(key.platform.rawValue) \(key.productId): \(text(durations[key])) here, "
+                + "\(text(other.durations[key])) in the other"
+        }
+        return nil
+    }
+
+    private static func precedes(_ lhs: PriceKey, _ rhs: PriceKey) -> Bool {
+        ByteOrder.precedes([lhs.platform.rawValue, lhs.productId, lhs.currency], [rhs.platform.rawValue, rhs.productId, rhs.currency])
+    }
+
+    private static func precedes(_ lhs: ProductKey, _ rhs: ProductKey) -> Bool {
+        ByteOrder.precedes([lhs.platform.rawValue, lhs.productId], [rhs.platform.rawValue, rhs.productId])
+    }
+}

@@ -23,3 +23,37 @@ public struct ReportOptions: Sendable {
         self.fxRates = fxRates
     }
 }
+
+extension ReportOptions {
+    /// The first option in which `other` differs from these (as-of, time zone, prices, reporting currency, FX
+    /// rates), or `nil` when states computed with either can be merged. Time zones compare by identifier.
+    func difference(from other: ReportOptions) -> MetricsMergeError? {
+        if asOf != other.asOf {
+            func text(_ instant: Millis) -> String {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                return formatter.string(from: MonthTable.date(instant))
+            }
+            return MetricsMergeError(option: "--as-of", detail: "\(text(asOf)) here, \(text(other.asOf)) in the other")
+        }
+        if timeZone.identifier != other.timeZone.identifier {
+            return MetricsMergeError(option: "--timezone",
+                                     detail: "\(timeZone.identifier) here, \(other.timeZone.identifier) in the other")
+        }
+        if let detail = prices.firstDifference(from: other.prices) {
+            return MetricsMergeError(option: "--prices", detail: detail)
+        }
+        if reportingCurrency != other.reportingCurrency {
+            return MetricsMergeError(option: "--currency",
+                                     detail: "\(reportingCurrency ?? "none") here, \(other.reportingCurrency ?? "none") in the other")
+        }
+        switch (fxRates, other.fxRates) {
+        case (nil, nil):
+            return nil
+        case let (ours?, theirs?):
+            return ours.firstDifference(from: theirs).map { MetricsMergeError(option: "--fx-rates", detail: $0) }
+        case (let ours, _):
+            return MetricsMergeError(option: "--fx-rates", detail: ours == nil ? "none here, a file in the other" : "a file here, none in the other")
+        }
+    }
+}

@@ -61,3 +61,12 @@ struct RetentionAggregator: Sendable {
         return calendar.date(byAdding: component, value: amount, to: base).map(MonthTable.millis)
     }
 }
+
+extension RetentionAggregator {
+    /// Adds `other`'s cohort members (other subscriptions) to these.
+    mutating func merge(_ other: RetentionAggregator) {
+        for (key, theirs) in other.histograms {
+            histograms[key, default: [:]].merge(theirs, uniquingKeysWith: +)
+        }
+    }
+}

@@ -27,6 +27,15 @@ struct RevenueAggregator: Sendable {
         var unpricedTransactions = 0
         /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
         var mrrTwelfthsChange: Int64 = 0
+
+        mutating func add(_ other: Counts) {
+            grossMicros = FullWidth.add(grossMicros, other.grossMicros)
+            refundMicros = FullWidth.add(refundMicros, other.refundMicros)
+            transactions += other.transactions
+            refundedTransactions += other.refundedTransactions
+            unpricedTransactions += other.unpricedTransactions
+            mrrTwelfthsChange = FullWidth.add(mrrTwelfthsChange, other.mrrTwelfthsChange)
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -128,6 +137,20 @@ struct RevenueAggregator: Sendable {
         return rows.sorted {
             ByteOrder.precedes([$0.month, $0.platform.rawValue, $0.productId, $0.currency],
                                [$1.month, $1.platform.rawValue, $1.productId, $1.currency])
+        }
+    }
+}
+
+extension RevenueAggregator {
+    /// Adds `other`'s sums (of other subscriptions) to these: series are matched by platform, product and
+    /// currency, whatever their numbers in either, and each keeps its earliest first month.
+    mutating func merge(_ other: RevenueAggregator) {
+        let mapped = other.series.map { index(of: $0) }
+        for (theirs, first) in other.firstMonths.enumerated() {
+            firstMonths[mapped[theirs]] = min(firstMonths[mapped[theirs]], first)
+        }
+        for (key, theirs) in other.counts {
+            counts[Key(month: key.month, series: mapped[key.series]), default: Counts()].add(theirs)
         }
     }
 }

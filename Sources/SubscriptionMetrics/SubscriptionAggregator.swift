@@ -28,9 +28,11 @@ struct SubscriptionAggregator: Sendable {
 
         var churned: Int { voluntary + involuntary + refund + paused + other }
 
-        mutating func addTotals(_ other: Counts) {
+        mutating func add(_ other: Counts) {
             new += other.new
             reactivated += other.reactivated
+            changesIn += other.changesIn
+            changesOut += other.changesOut
             voluntary += other.voluntary
             involuntary += other.involuntary
             refund += other.refund
@@ -113,8 +115,8 @@ struct SubscriptionAggregator: Sendable {
             rows += Self.rows(platform: key.platform.rawValue, productId: key.productId, firstMonth: first,
                               series: series, withChanges: true)
             for (offset, monthCounts) in series.enumerated() {
-                platformTotals[key.platform, default: [:]][first + offset, default: Counts()].addTotals(monthCounts)
-                overallTotals[first + offset, default: Counts()].addTotals(monthCounts)
+                platformTotals[key.platform, default: [:]][first + offset, default: Counts()].add(monthCounts)
+                overallTotals[first + offset, default: Counts()].add(monthCounts)
             }
         }
         for (platform, totals) in platformTotals {
@@ -149,6 +151,20 @@ struct SubscriptionAggregator: Sendable {
                 churnRate: Ratio(counts.churnedFromStart, activeStart),
                 netChurnRate: Ratio(counts.churned - counts.reactivated, activeStart),
                 activeTrialsEnd: trials)
+        }
+    }
+}
+
+extension SubscriptionAggregator {
+    /// Adds `other`'s counts (of other subscriptions) to these: products are matched by platform and id, whatever
+    /// their numbers in either, and each keeps its earliest first month.
+    mutating func merge(_ other: SubscriptionAggregator) {
+        let mapped = other.products.map { index(of: $0) }
+        for (theirs, first) in other.firstMonths.enumerated() {
+            firstMonths[mapped[theirs]] = min(firstMonths[mapped[theirs]], first)
+        }
+        for (key, theirs) in other.counts {
+            counts[Key(month: key.month, product: mapped[key.product]), default: Counts()].add(theirs)
         }
     }
 }

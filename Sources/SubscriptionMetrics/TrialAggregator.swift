@@ -11,6 +11,13 @@ struct TrialAggregator: Sendable {
 
     private struct Counts: Sendable {
         var trials = 0, converted = 0, abandoned = 0, pending = 0
+
+        mutating func add(_ other: Counts) {
+            trials += other.trials
+            converted += other.converted
+            abandoned += other.abandoned
+            pending += other.pending
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -54,6 +61,15 @@ struct TrialAggregator: Sendable {
         }.sorted {
             ByteOrder.precedes([$0.cohortMonth, $0.platform.rawValue, $0.productId],
                                [$1.cohortMonth, $1.platform.rawValue, $1.productId])
+        }
+    }
+}
+
+extension TrialAggregator {
+    /// Adds `other`'s trials (of other subscriptions) to these.
+    mutating func merge(_ other: TrialAggregator) {
+        for (key, theirs) in other.counts {
+            counts[key, default: Counts()].add(theirs)
         }
     }
 }
