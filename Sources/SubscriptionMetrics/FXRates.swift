@@ -85,6 +85,28 @@ extension FXRates {
         return nil
     }
 
+    /// Every rate, in month and currency order, as the exact fraction it was read as.
+    func encode(to writer: inout PartialWriter) {
+        writer.count(rates.count)
+        for key in rates.keys.sorted(by: Self.precedes) {
+            writer.string(key.month)
+            writer.string(key.currency)
+            writer.signed(rates[key]?.numerator ?? 0)
+            writer.signed(rates[key]?.denominator ?? 0)
+        }
+    }
+
+    /// The rates `encode` wrote.
+    init(from reader: inout PartialReader) throws(PartialStateError) {
+        for _ in 0..<(try reader.count()) {
+            let key = Key(month: try reader.string(), currency: try reader.string())
+            let rate = ExchangeRate(numerator: try reader.signed(), denominator: try reader.signed())
+            guard rate.numerator > 0, rate.denominator > 0, rates.updateValue(rate, forKey: key) == nil else {
+                throw .damaged("an exchange rate is repeated or not positive")
+            }
+        }
+    }
+
     private static func precedes(_ lhs: Key, _ rhs: Key) -> Bool {
         ByteOrder.precedes([lhs.month, lhs.currency], [rhs.month, rhs.currency])
     }

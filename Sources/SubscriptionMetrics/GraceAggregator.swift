@@ -76,4 +76,46 @@ extension GraceAggregator {
             counts[key, default: Counts()].add(theirs)
         }
     }
+
+    /// The rows in byte order of platform, then month; recovery times sorted and written as differences from the
+    /// previous one (a million recoveries within 60 days take about 2 bytes each).
+    func encode(to writer: inout PartialWriter) {
+        let keys = counts.keys.sorted { $0.platform != $1.platform ? $0.platform < $1.platform : $0.month < $1.month }
+        writer.count(keys.count)
+        for key in keys {
+            let value = counts[key] ?? Counts()
+            writer.platform(key.platform)
+            writer.int(key.month)
+            for count in [value.episodes, value.withGrace, value.recoveredInGrace, value.recoveredInRetry, value.lost, value.open] {
+                writer.count(count)
+            }
+            writer.count(value.recoveryMillis.count)
+            // Sorted, so every difference after the first is ≥ 0 and fits in 64 unsigned bits (wrapping arithmetic
+            // writes and reads it exactly).
+            let sorted = value.recoveryMillis.sorted()
+            for (index, millis) in sorted.enumerated() {
+                if index == 0 { writer.signed(millis) } else { writer.unsigned(UInt64(bitPattern: millis &- sorted[index - 1])) }
+            }
+        }
+    }
+
+    /// The rows `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let key = Key(month: try reader.month(in: months), platform: platform)
+            var value = Counts()
+            (value.episodes, value.withGrace, value.recoveredInGrace, value.recoveredInRetry, value.lost, value.open)
+                = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            let recoveries = try reader.count()
+            value.recoveryMillis.reserveCapacity(recoveries)
+            for index in 0..<recoveries {
+                value.recoveryMillis.append(index == 0
+                    ? try reader.signed()
+                    : value.recoveryMillis[index - 1] &+ Int64(bitPattern: try reader.unsigned()))
+            }
+            guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a grace month is written twice") }
+        }
+    }
 }

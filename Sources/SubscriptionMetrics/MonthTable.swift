@@ -70,6 +70,21 @@ struct MonthTable: Sendable {
         return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + (monthOfYear < 10 ? "-0" : "-") + String(monthOfYear)
     }
 
+    /// Writes the first month: the rest follows from the as-of time and the time zone.
+    func encode(to writer: inout PartialWriter) {
+        writer.int(firstMonth)
+    }
+
+    /// The table `encode` wrote for `asOf` and `timeZone`; its first month must be one a table can reach.
+    init(from reader: inout PartialReader, asOf: Millis, timeZone: TimeZone) throws(PartialStateError) {
+        self.init(asOf: asOf, timeZone: timeZone)
+        let first = try reader.int()
+        guard earliestMonth <= first, first <= firstMonth else {
+            throw .damaged("first month \(Self.label(first)) is outside the months a report can have")
+        }
+        extend(to: first)
+    }
+
     private mutating func extend(to month: Int) {
         guard month < firstMonth else { return }
         let earlier = (month..<firstMonth).map { Self.start(of: $0, calendar: calendar) }

@@ -56,4 +56,30 @@ extension ReportOptions {
             return MetricsMergeError(option: "--fx-rates", detail: ours == nil ? "none here, a file in the other" : "a file here, none in the other")
         }
     }
+
+    /// Every option, the price list and FX rates in full, so that a merge needs no option files of its own.
+    func encode(to writer: inout PartialWriter) {
+        writer.signed(asOf)
+        writer.string(timeZone.identifier)
+        prices.encode(to: &writer)
+        writer.string(reportingCurrency ?? "")
+        writer.unsigned(fxRates == nil ? 0 : 1)
+        fxRates?.encode(to: &writer)
+    }
+
+    /// The options `encode` wrote; the time zone must be known here too.
+    init(from reader: inout PartialReader) throws(PartialStateError) {
+        let asOf = try reader.signed()
+        let identifier = try reader.string()
+        guard let timeZone = TimeZone(identifier: identifier) else { throw .damaged("time zone `\(identifier)` is unknown here") }
+        let prices = try PriceList(from: &reader)
+        let currency = try reader.string()
+        let fxRates: FXRates? = switch try reader.unsigned() {
+        case 0: nil
+        case 1: try FXRates(from: &reader)
+        case let flag: throw .damaged("unexpected flag \(flag)")
+        }
+        self.init(asOf: asOf, timeZone: timeZone, prices: prices, reportingCurrency: currency.isEmpty ? nil : currency,
+                  fxRates: fxRates)
+    }
 }

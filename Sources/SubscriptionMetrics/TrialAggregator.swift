@@ -72,4 +72,35 @@ extension TrialAggregator {
             counts[key, default: Counts()].add(theirs)
         }
     }
+
+    /// The cohorts in byte order of platform and product, then month.
+    func encode(to writer: inout PartialWriter) {
+        let keys = counts.keys.sorted {
+            $0.platform != $1.platform || $0.productId != $1.productId
+                ? ByteOrder.precedes([$0.platform.rawValue, $0.productId], [$1.platform.rawValue, $1.productId])
+                : $0.month < $1.month
+        }
+        writer.count(keys.count)
+        for key in keys {
+            let value = counts[key] ?? Counts()
+            writer.platform(key.platform)
+            writer.string(key.productId)
+            writer.int(key.month)
+            for count in [value.trials, value.converted, value.abandoned, value.pending] { writer.count(count) }
+        }
+    }
+
+    /// The cohorts `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let productId = try reader.string()
+            let key = Key(month: try reader.month(in: months), platform: platform, productId: productId)
+            var value = Counts()
+            (value.trials, value.converted, value.abandoned, value.pending)
+                = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a trial cohort is written twice") }
+        }
+    }
 }
