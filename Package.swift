@@ -79,7 +79,7 @@ let package = Package(
         ]),
         .testTarget(name: "PlayStoreTests", dependencies: ["PlayStore", "Facts", "Ingest"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Facts", "Ingest"]),
-        .testTarget(name: "MetricsTests", dependencies: ["SubscriptionMetrics", "Facts"]),
+        .testTarget(name: "MetricsTests", dependencies: ["SubscriptionMetrics", "Reporting", "Facts"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "SubscriptionMetrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "EndToEndTests", dependencies: [

@@ -23,11 +23,27 @@ enum DecimalText {
     /// `maxFractionDigits`), or `nil`.
     static func fraction(_ text: String, maxFractionDigits: Int) -> (numerator: Int64, denominator: Int64)? {
         let digits = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let fractionDigits = digits.count > 1 ? digits[1].count : 0
-        guard fractionDigits <= maxFractionDigits, let numerator = scaled(text, scale: fractionDigits) else { return nil }
+        var fractionDigits = digits.count > 1 ? digits[1].count : 0
+        guard fractionDigits <= maxFractionDigits, var numerator = scaled(text, scale: fractionDigits) else { return nil }
+        // Trailing zeros are no digits needed: `1.50` is 3/2 written 15/10, the same fraction as `1.5`.
+        while fractionDigits > 0, numerator % 10 == 0 {
+            numerator /= 10
+            fractionDigits -= 1
+        }
         var denominator: Int64 = 1
         for _ in 0..<fractionDigits { denominator *= 10 }
         return (numerator, denominator)
+    }
+
+    /// `value` / 10^`scale` as a plain decimal with no trailing fractional zeros (`4990000`, 6 → `4.99`): the
+    /// inverse of ``scaled(_:scale:)`` for messages.
+    static func text(_ value: Int64, scale: Int) -> String {
+        var digits = String(value.magnitude)
+        if digits.count <= scale { digits = String(repeating: "0", count: scale - digits.count + 1) + digits }
+        let whole = digits.dropLast(scale)
+        var fraction = digits.suffix(scale)
+        while fraction.last == "0" { fraction = fraction.dropLast() }
+        return (value < 0 ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
     }
 }
 

@@ -58,4 +58,56 @@ struct ExchangeRate: Sendable, Hashable {
     func equals(_ other: ExchangeRate) -> Bool {
         numerator.multipliedFullWidth(by: other.denominator) == other.numerator.multipliedFullWidth(by: denominator)
     }
+
+    /// The rate as a plain decimal (`0.92`) when its denominator is a power of ten (as every rate read from a
+    /// file is), else `numerator/denominator`: for messages.
+    var text: String {
+        var rest = denominator
+        var scale = 0
+        while rest > 1, rest % 10 == 0 {
+            rest /= 10
+            scale += 1
+        }
+        return rest == 1 ? DecimalText.text(numerator, scale: scale) : "\(numerator)/\(denominator)"
+    }
+}
+
+extension FXRates {
+    /// The first rate (in month and currency order) that `other` does not have the same, in words; `nil` when
+    /// both have the same rates.
+    func firstDifference(from other: FXRates) -> String? {
+        for key in Set(rates.keys).union(other.rates.keys).sorted(by: Self.precedes) {
+            let (ours, theirs) = (rates[key], other.rates[key])
+            if let ours, let theirs, ours.equals(theirs) { continue }
+            func text(_ rate: ExchangeRate?) -> String { rate.map(\.text) ?? "no rate" }
+            return "\(key.currency) in \(key.month): \(text(ours)) here, \(text(theirs)) in the other"
+        }
+        return nil
+    }
+
+    /// Every rate, in month and currency order, as the exact fraction it was read as.
+    func encode(to writer: inout PartialWriter) {
+        writer.count(rates.count)
+        for key in rates.keys.sorted(by: Self.precedes) {
+            writer.string(key.month)
+            writer.string(key.currency)
+            writer.signed(rates[key]?.numerator ?? 0)
+            writer.signed(rates[key]?.denominator ?? 0)
+        }
+    }
+
+    /// The rates `encode` wrote.
+    init(from reader: inout PartialReader) throws(PartialStateError) {
+        for _ in 0..<(try reader.count()) {
+            let key = Key(month: try reader.string(), currency: try reader.string())
+            let rate = ExchangeRate(numerator: try reader.signed(), denominator: try reader.signed())
+            guard rate.numerator > 0, rate.denominator > 0, rates.updateValue(rate, forKey: key) == nil else {
+                throw .damaged("an exchange rate is repeated or not positive")
+            }
+        }
+    }
+
+    private static func precedes(_ lhs: Key, _ rhs: Key) -> Bool {
+        ByteOrder.precedes([lhs.month, lhs.currency], [rhs.month, rhs.currency])
+    }
 }

@@ -12,6 +12,16 @@ struct GraceAggregator: Sendable {
         var episodes = 0, withGrace = 0, recoveredInGrace = 0, recoveredInRetry = 0, lost = 0, open = 0
         /// T − E (ms) of each recovered episode.
         var recoveryMillis: [Int64] = []
+
+        mutating func add(_ other: Counts) {
+            episodes += other.episodes
+            withGrace += other.withGrace
+            recoveredInGrace += other.recoveredInGrace
+            recoveredInRetry += other.recoveredInRetry
+            lost += other.lost
+            open += other.open
+            recoveryMillis += other.recoveryMillis
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -55,5 +65,57 @@ struct GraceAggregator: Sendable {
             ? Double(sorted[middle])
             : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
         return millis / 3_600_000
+    }
+}
+
+extension GraceAggregator {
+    /// Adds `other`'s episodes (of other subscriptions) to these; the recovery times of both are kept, so the
+    /// median over the merged rows is the exact median of all of them.
+    mutating func merge(_ other: GraceAggregator) {
+        for (key, theirs) in other.counts {
+            counts[key, default: Counts()].add(theirs)
+        }
+    }
+
+    /// The rows in byte order of platform, then month; recovery times sorted and written as differences from the
+    /// previous one (a million recoveries within 60 days take about 2 bytes each).
+    func encode(to writer: inout PartialWriter) {
+        let keys = counts.keys.sorted { $0.platform != $1.platform ? $0.platform < $1.platform : $0.month < $1.month }
+        writer.count(keys.count)
+        for key in keys {
+            let value = counts[key] ?? Counts()
+            writer.platform(key.platform)
+            writer.int(key.month)
+            for count in [value.episodes, value.withGrace, value.recoveredInGrace, value.recoveredInRetry, value.lost, value.open] {
+                writer.count(count)
+            }
+            writer.count(value.recoveryMillis.count)
+            // Sorted, so every difference after the first is ≥ 0 and fits in 64 unsigned bits (wrapping arithmetic
+            // writes and reads it exactly).
+            let sorted = value.recoveryMillis.sorted()
+            for (index, millis) in sorted.enumerated() {
+                if index == 0 { writer.signed(millis) } else { writer.unsigned(UInt64(bitPattern: millis &- sorted[index - 1])) }
+            }
+        }
+    }
+
+    /// The rows `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let key = Key(month: try reader.month(in: months), platform: platform)
+            var value = Counts()
+            (value.episodes, value.withGrace, value.recoveredInGrace, value.recoveredInRetry, value.lost, value.open)
+                = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            let recoveries = try reader.count()
+            value.recoveryMillis.reserveCapacity(recoveries)
+            for index in 0..<recoveries {
+                value.recoveryMillis.append(index == 0
+                    ? try reader.signed()
+                    : value.recoveryMillis[index - 1] &+ Int64(bitPattern: try reader.unsigned()))
+            }
+            guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a grace month is written twice") }
+        }
     }
 }

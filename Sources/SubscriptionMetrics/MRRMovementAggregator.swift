@@ -172,3 +172,45 @@ struct MRRMovementAggregator: Sendable {
         Money(micros: FullWidth.multiplyDivideRounded(cents, 10_000, 1))
     }
 }
+
+extension MRRMovementAggregator {
+    /// Adds `other`'s movements (of other subscriptions) to these.
+    mutating func merge(_ other: MRRMovementAggregator) {
+        for (key, theirs) in other.sums { sums[key, default: MRRMovementSums()].add(theirs) }
+    }
+
+    /// The sums in byte order of platform and currency, then month.
+    func encode(to writer: inout PartialWriter) {
+        let keys = sums.keys.sorted {
+            $0.platform != $1.platform || $0.currency != $1.currency
+                ? ByteOrder.precedes([$0.platform.rawValue, $0.currency], [$1.platform.rawValue, $1.currency])
+                : $0.month < $1.month
+        }
+        writer.count(keys.count)
+        for key in keys {
+            let value = sums[key] ?? MRRMovementSums()
+            writer.platform(key.platform)
+            writer.string(key.currency)
+            writer.int(key.month)
+            for twelfths in value.twelfths { writer.signed(twelfths) }
+            for count in value.counts { writer.count(count) }
+        }
+    }
+
+    /// The sums `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let currency = try reader.string()
+            let key = Key(month: try reader.month(in: months), platform: platform, currency: currency)
+            var value = MRRMovementSums()
+            (value.newTwelfths, value.expansionTwelfths, value.contractionTwelfths, value.churnedTwelfths,
+             value.reactivationTwelfths) = (try reader.signed(), try reader.signed(), try reader.signed(), try reader.signed(),
+                                            try reader.signed())
+            (value.newCount, value.expansionCount, value.contractionCount, value.churnedCount, value.reactivationCount)
+                = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            guard sums.updateValue(value, forKey: key) == nil else { throw .damaged("a movement month is written twice") }
+        }
+    }
+}

@@ -32,6 +32,9 @@ struct MRRMovementSums: Sendable, Hashable {
     /// The five amounts in column order (new, expansion, contraction, churned, reactivation).
     var twelfths: [Int64] { [newTwelfths, expansionTwelfths, contractionTwelfths, churnedTwelfths, reactivationTwelfths] }
 
+    /// The five counts in column order.
+    var counts: [Int] { [newCount, expansionCount, contractionCount, churnedCount, reactivationCount] }
+
     /// Adds `other`'s amounts and counts to these.
     mutating func add(_ other: MRRMovementSums) {
         newTwelfths = FullWidth.add(newTwelfths, other.newTwelfths)

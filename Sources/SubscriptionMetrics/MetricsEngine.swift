@@ -10,8 +10,15 @@ import Facts
 /// try ledger.forEachSubscription { engine.add(builder.history(id: $0, facts: $1)) }
 /// let tables = engine.finish()
 /// ```
+///
+/// The state is mergeable: engines that folded disjoint sets of subscriptions (slices of the ledger, each holding
+/// every subscription's whole history or none of it) ``merge(_:)`` into the engine of their union, whose
+/// ``finish()`` gives the same tables as one engine that folded them all. Counts and money add, recovery times
+/// are kept, and every rate and identity is computed in ``finish()``, after the merge. ``PartialState`` writes the
+/// state to a file.
 public struct MetricsEngine: Sendable {
-    private let options: ReportOptions
+    /// The as-of time, time zone, prices and currencies every table is computed with.
+    public let options: ReportOptions
     private var months: MonthTable
     private var subscriptions = SubscriptionAggregator()
     private var revenue = RevenueAggregator()
@@ -38,6 +45,20 @@ public struct MetricsEngine: Sendable {
         grace.add(timeline, months: &months)
     }
 
+    /// Adds `other`'s state: afterwards this engine is the one that would have folded the subscriptions of both.
+    /// Each subscription must have been added to only one of them, whole. Throws, changing nothing, when `other`
+    /// was made with other options (as-of, time zone, prices, reporting currency or FX rates), naming the option.
+    public mutating func merge(_ other: MetricsEngine) throws(MetricsMergeError) {
+        if let difference = options.difference(from: other.options) { throw difference }
+        months.include(other.months)
+        subscriptions.merge(other.subscriptions)
+        revenue.merge(other.revenue)
+        movements.merge(other.movements)
+        retention.merge(other.retention)
+        trials.merge(other.trials)
+        grace.merge(other.grace)
+    }
+
     /// The tables for everything added so far.
     public func finish() -> ReportTables {
         let revenueMonthly = revenue.rows(months: months, reportingCurrency: options.reportingCurrency, fxRates: options.fxRates)
@@ -50,5 +71,31 @@ public struct MetricsEngine: Sendable {
             trialConversion: trials.rows(),
             graceRecovery: grace.rows(),
             reportingCurrency: options.reportingCurrency)
+    }
+}
+
+extension MetricsEngine {
+    /// The options, then the months and every aggregator's state: the body of a partial-state file.
+    func encode(to writer: inout PartialWriter) {
+        options.encode(to: &writer)
+        months.encode(to: &writer)
+        subscriptions.encode(to: &writer)
+        revenue.encode(to: &writer)
+        movements.encode(to: &writer)
+        retention.encode(to: &writer)
+        trials.encode(to: &writer)
+        grace.encode(to: &writer)
+    }
+
+    /// The engine `encode` wrote.
+    init(from reader: inout PartialReader) throws(PartialStateError) {
+        options = try ReportOptions(from: &reader)
+        months = try MonthTable(from: &reader, asOf: options.asOf, timeZone: options.timeZone)
+        subscriptions = try SubscriptionAggregator(from: &reader, months: months)
+        revenue = try RevenueAggregator(from: &reader, months: months)
+        movements = try MRRMovementAggregator(from: &reader, months: months)
+        retention = try RetentionAggregator(from: &reader, months: months)
+        trials = try TrialAggregator(from: &reader, months: months)
+        grace = try GraceAggregator(from: &reader, months: months)
     }
 }

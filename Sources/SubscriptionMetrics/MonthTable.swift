@@ -36,8 +36,11 @@ struct MonthTable: Sendable {
     mutating func month(of instant: Millis) -> Int? {
         guard instant <= asOf else { return nil }
         if instant < starts[0] {
+            // Back to the January of the instant's year: the first month is then a function of the earliest instant
+            // asked about, whatever the order of the others, so merged tables of slices are the one table of all.
             // Instants before 1970 are not real store data; they count in the earliest month kept.
-            extend(to: max(Self.monthNumber(of: instant, calendar: calendar) - 12, earliestMonth))
+            let month = Self.monthNumber(of: instant, calendar: calendar)
+            extend(to: max((month >= 0 ? month / 12 : (month - 11) / 12) * 12, earliestMonth))
         }
         var low = 0
         var high = starts.count - 1
@@ -53,6 +56,12 @@ struct MonthTable: Sendable {
         starts[month - firstMonth]
     }
 
+    /// Extends the table back to `other`'s first month (same as-of and time zone), so that it covers every month
+    /// either table covers: the table of the instants both were asked about.
+    mutating func include(_ other: MonthTable) {
+        extend(to: other.firstMonth)
+    }
+
     /// `YYYY-MM`.
     static func label(_ month: Int) -> String {
         let year = month >= 0 ? month / 12 : (month - 11) / 12
@@ -61,6 +70,20 @@ struct MonthTable: Sendable {
         return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + (monthOfYear < 10 ? "-0" : "-") + String(monthOfYear)
     }
 
+    /// Writes the first month: the rest follows from the as-of time and the time zone.
+    func encode(to writer: inout PartialWriter) {
+        writer.int(firstMonth)
+    }
+
+    /// The table `encode` wrote for `asOf` and `timeZone`; its first month must be one a table can reach.
+    init(from reader: inout PartialReader, asOf: Millis, timeZone: TimeZone) throws(PartialStateError) {
+        self.init(asOf: asOf, timeZone: timeZone)
+        let first = try reader.int()
+        guard earliestMonth <= first, first <= firstMonth else {
+            throw .damaged("first month \(Self.label(first)) is outside the months a report can have")
+        }
+        extend(to: first)
+    }
 
     private mutating func extend(to month: Int) {
         guard month < firstMonth else { return }

@@ -73,3 +73,67 @@ public struct PriceList: Sendable {
         durations[ProductKey(platform: platform, productId: productId)]
     }
 }
+
+extension PriceList {
+    /// The first listed price or duration (in key order) that `other` does not list the same, in words; `nil`
+    /// when both lists are the same.
+    func firstDifference(from other: PriceList) -> String? {
+        let priceKeys = Set(prices.keys).union(other.prices.keys).sorted(by: Self.precedes)
+        for key in priceKeys where prices[key] != other.prices[key] {
+            func text(_ micros: Int64?) -> String { micros.map { DecimalText.text($0, scale: 6) } ?? "no price" }
+            return "\(key.platform.rawValue) \(key.productId) \(key.currency): \(text(prices[key])) here, "
+                + "\(text(other.prices[key])) in the other"
+        }
+        let durationKeys = Set(durations.keys).union(other.durations.keys).sorted(by: Self.precedes)
+        for key in durationKeys where durations[key] != other.durations[key] {
+            func text(_ duration: BillingDuration?) -> String { duration?.description ?? "no duration" }
+            return "\(key.platform.rawValue) \(key.productId): \(text(durations[key])) here, "
+                + "\(text(other.durations[key])) in the other"
+        }
+        return nil
+    }
+
+    /// Every price and duration, in key order (byte order of platform, product, currency).
+    func encode(to writer: inout PartialWriter) {
+        writer.count(prices.count)
+        for key in prices.keys.sorted(by: Self.precedes) {
+            writer.platform(key.platform)
+            writer.string(key.productId)
+            writer.string(key.currency)
+            writer.signed(prices[key] ?? 0)
+        }
+        writer.count(durations.count)
+        for key in durations.keys.sorted(by: Self.precedes) {
+            writer.platform(key.platform)
+            writer.string(key.productId)
+            writer.int(durations[key]?.count ?? 0)
+            writer.string(durations[key]?.unit.rawValue ?? "")
+        }
+    }
+
+    /// The list `encode` wrote.
+    init(from reader: inout PartialReader) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let key = PriceKey(platform: try reader.platform(), productId: try reader.string(), currency: try reader.string())
+            let micros = try reader.signed()
+            guard micros >= 0, prices.updateValue(micros, forKey: key) == nil else { throw .damaged("a price list entry is repeated or negative") }
+        }
+        for _ in 0..<(try reader.count()) {
+            let key = ProductKey(platform: try reader.platform(), productId: try reader.string())
+            let count = try reader.int()
+            guard let unit = BillingDuration.Unit(rawValue: try reader.string()), (1...10_000).contains(count),
+                  durations.updateValue(BillingDuration(count: count, unit: unit), forKey: key) == nil else {
+                throw .damaged("a price list duration is repeated or invalid")
+            }
+        }
+    }
+
+    private static func precedes(_ lhs: PriceKey, _ rhs: PriceKey) -> Bool {
+        ByteOrder.precedes([lhs.platform.rawValue, lhs.productId, lhs.currency], [rhs.platform.rawValue, rhs.productId, rhs.currency])
+    }
+
+    private static func precedes(_ lhs: ProductKey, _ rhs: ProductKey) -> Bool {
+        ByteOrder.precedes([lhs.platform.rawValue, lhs.productId], [rhs.platform.rawValue, rhs.productId])
+    }
+}

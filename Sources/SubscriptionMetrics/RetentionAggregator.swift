@@ -61,3 +61,57 @@ struct RetentionAggregator: Sendable {
         return calendar.date(byAdding: component, value: amount, to: base).map(MonthTable.millis)
     }
 }
+
+extension RetentionAggregator {
+    /// Adds `other`'s cohort members (other subscriptions) to these.
+    mutating func merge(_ other: RetentionAggregator) {
+        for (key, theirs) in other.histograms {
+            histograms[key, default: [:]].merge(theirs, uniquingKeysWith: +)
+        }
+    }
+
+    /// The cohorts in byte order of platform and duration, then month, each histogram by its period count.
+    func encode(to writer: inout PartialWriter) {
+        let keys = histograms.keys.sorted {
+            $0.platform != $1.platform || $0.duration != $1.duration
+                ? ByteOrder.precedes([$0.platform.rawValue, $0.duration.description], [$1.platform.rawValue, $1.duration.description])
+                : $0.month < $1.month
+        }
+        writer.count(keys.count)
+        for key in keys {
+            let histogram = histograms[key] ?? [:]
+            writer.platform(key.platform)
+            writer.int(key.duration.count)
+            writer.string(key.duration.unit.rawValue)
+            writer.int(key.month)
+            writer.count(histogram.count)
+            for periods in histogram.keys.sorted() {
+                writer.count(periods)
+                writer.count(histogram[periods] ?? 0)
+            }
+        }
+    }
+
+    /// The cohorts `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let count = try reader.int()
+            // A duration of zero would never reach the as-of time: the rows would never end.
+            guard let unit = BillingDuration.Unit(rawValue: try reader.string()), (1...100_000).contains(count) else {
+                throw .damaged("a cohort duration is invalid")
+            }
+            let key = Key(month: try reader.month(in: months), platform: platform,
+                          duration: BillingDuration(count: count, unit: unit))
+            var histogram: [Int: Int] = [:]
+            for _ in 0..<(try reader.count()) {
+                let periods = try reader.tally()
+                guard histogram.updateValue(try reader.tally(), forKey: periods) == nil else {
+                    throw .damaged("a cohort histogram repeats a period count")
+                }
+            }
+            guard histograms.updateValue(histogram, forKey: key) == nil else { throw .damaged("a cohort is written twice") }
+        }
+    }
+}

@@ -27,6 +27,21 @@ struct RevenueAggregator: Sendable {
         var unpricedTransactions = 0
         /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
         var mrrTwelfthsChange: Int64 = 0
+
+        /// No charge, refund or MRR change (an MRR segment may start and end in one month): nothing to write.
+        var isZero: Bool {
+            grossMicros == 0 && refundMicros == 0 && transactions == 0 && refundedTransactions == 0
+                && unpricedTransactions == 0 && mrrTwelfthsChange == 0
+        }
+
+        mutating func add(_ other: Counts) {
+            grossMicros = FullWidth.add(grossMicros, other.grossMicros)
+            refundMicros = FullWidth.add(refundMicros, other.refundMicros)
+            transactions += other.transactions
+            refundedTransactions += other.refundedTransactions
+            unpricedTransactions += other.unpricedTransactions
+            mrrTwelfthsChange = FullWidth.add(mrrTwelfthsChange, other.mrrTwelfthsChange)
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -128,6 +143,68 @@ struct RevenueAggregator: Sendable {
         return rows.sorted {
             ByteOrder.precedes([$0.month, $0.platform.rawValue, $0.productId, $0.currency],
                                [$1.month, $1.platform.rawValue, $1.productId, $1.currency])
+        }
+    }
+}
+
+extension RevenueAggregator {
+    /// Adds `other`'s sums (of other subscriptions) to these: series are matched by platform, product and
+    /// currency, whatever their numbers in either, and each keeps its earliest first month.
+    mutating func merge(_ other: RevenueAggregator) {
+        let mapped = other.series.map { index(of: $0) }
+        for (theirs, first) in other.firstMonths.enumerated() {
+            firstMonths[mapped[theirs]] = min(firstMonths[mapped[theirs]], first)
+        }
+        for (key, theirs) in other.counts {
+            counts[Key(month: key.month, series: mapped[key.series]), default: Counts()].add(theirs)
+        }
+    }
+
+    /// Series in byte order of platform, product and currency, each with its first month and its non-zero months
+    /// in order: no series number is written, so the bytes do not depend on the order subscriptions arrived in.
+    func encode(to writer: inout PartialWriter) {
+        var cells = [[(month: Int, counts: Counts)]](repeating: [], count: series.count)
+        for (key, value) in counts where !value.isZero { cells[key.series].append((key.month, value)) }
+        let order = series.indices.sorted {
+            ByteOrder.precedes([series[$0].platform.rawValue, series[$0].productId, series[$0].currency],
+                               [series[$1].platform.rawValue, series[$1].productId, series[$1].currency])
+        }
+        writer.count(order.count)
+        for index in order {
+            writer.platform(series[index].platform)
+            writer.string(series[index].productId)
+            writer.string(series[index].currency)
+            writer.optionalMonth(firstMonths[index] == Int.max ? nil : firstMonths[index])
+            writer.count(cells[index].count)
+            for cell in cells[index].sorted(by: { $0.month < $1.month }) {
+                writer.int(cell.month)
+                writer.signed(cell.counts.grossMicros)
+                writer.signed(cell.counts.refundMicros)
+                writer.count(cell.counts.transactions)
+                writer.count(cell.counts.refundedTransactions)
+                writer.count(cell.counts.unpricedTransactions)
+                writer.signed(cell.counts.mrrTwelfthsChange)
+            }
+        }
+    }
+
+    /// The sums `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let index = index(of: SeriesKey(platform: try reader.platform(), productId: try reader.string(),
+                                            currency: try reader.string()))
+            guard index == series.count - 1 else { throw .damaged("a revenue series is written twice") }
+            firstMonths[index] = try reader.optionalMonth(in: months) ?? Int.max
+            for _ in 0..<(try reader.count()) {
+                let key = Key(month: try reader.month(in: months), series: index)
+                var value = Counts()
+                (value.grossMicros, value.refundMicros) = (try reader.signed(), try reader.signed())
+                (value.transactions, value.refundedTransactions, value.unpricedTransactions)
+                    = (try reader.tally(), try reader.tally(), try reader.tally())
+                value.mrrTwelfthsChange = try reader.signed()
+                guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a month is written twice") }
+            }
         }
     }
 }

@@ -28,9 +28,27 @@ struct SubscriptionAggregator: Sendable {
 
         var churned: Int { voluntary + involuntary + refund + paused + other }
 
-        mutating func addTotals(_ other: Counts) {
+        /// Every count in the order they are written to a partial state.
+        var all: [Int] {
+            [new, reactivated, changesIn, changesOut, voluntary, involuntary, refund, paused, other, churnedFromStart,
+             trialStarts, trialEnds]
+        }
+
+        /// Counts read back in the order of ``all``.
+        init(reading reader: inout PartialReader) throws(PartialStateError) {
+            (new, reactivated, changesIn, changesOut) = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            (voluntary, involuntary, refund, paused, other) = (try reader.tally(), try reader.tally(), try reader.tally(),
+                                                               try reader.tally(), try reader.tally())
+            (churnedFromStart, trialStarts, trialEnds) = (try reader.tally(), try reader.tally(), try reader.tally())
+        }
+
+        init() {}
+
+        mutating func add(_ other: Counts) {
             new += other.new
             reactivated += other.reactivated
+            changesIn += other.changesIn
+            changesOut += other.changesOut
             voluntary += other.voluntary
             involuntary += other.involuntary
             refund += other.refund
@@ -113,8 +131,8 @@ struct SubscriptionAggregator: Sendable {
             rows += Self.rows(platform: key.platform.rawValue, productId: key.productId, firstMonth: first,
                               series: series, withChanges: true)
             for (offset, monthCounts) in series.enumerated() {
-                platformTotals[key.platform, default: [:]][first + offset, default: Counts()].addTotals(monthCounts)
-                overallTotals[first + offset, default: Counts()].addTotals(monthCounts)
+                platformTotals[key.platform, default: [:]][first + offset, default: Counts()].add(monthCounts)
+                overallTotals[first + offset, default: Counts()].add(monthCounts)
             }
         }
         for (platform, totals) in platformTotals {
@@ -149,6 +167,58 @@ struct SubscriptionAggregator: Sendable {
                 churnRate: Ratio(counts.churnedFromStart, activeStart),
                 netChurnRate: Ratio(counts.churned - counts.reactivated, activeStart),
                 activeTrialsEnd: trials)
+        }
+    }
+}
+
+extension SubscriptionAggregator {
+    /// Adds `other`'s counts (of other subscriptions) to these: products are matched by platform and id, whatever
+    /// their numbers in either, and each keeps its earliest first month.
+    mutating func merge(_ other: SubscriptionAggregator) {
+        let mapped = other.products.map { index(of: $0) }
+        for (theirs, first) in other.firstMonths.enumerated() {
+            firstMonths[mapped[theirs]] = min(firstMonths[mapped[theirs]], first)
+        }
+        for (key, theirs) in other.counts {
+            counts[Key(month: key.month, product: mapped[key.product]), default: Counts()].add(theirs)
+        }
+    }
+
+    /// Products in byte order of platform and id, each with its first month and its months in order: no product
+    /// number is written, so the bytes do not depend on the order subscriptions arrived in.
+    func encode(to writer: inout PartialWriter) {
+        var cells = [[(month: Int, counts: Counts)]](repeating: [], count: products.count)
+        for (key, value) in counts { cells[key.product].append((key.month, value)) }
+        let order = products.indices.sorted {
+            ByteOrder.precedes([products[$0].platform.rawValue, products[$0].productId],
+                               [products[$1].platform.rawValue, products[$1].productId])
+        }
+        writer.count(order.count)
+        for product in order {
+            writer.platform(products[product].platform)
+            writer.string(products[product].productId)
+            writer.optionalMonth(firstMonths[product] == Int.max ? nil : firstMonths[product])
+            writer.count(cells[product].count)
+            for cell in cells[product].sorted(by: { $0.month < $1.month }) {
+                writer.int(cell.month)
+                for count in cell.counts.all { writer.count(count) }
+            }
+        }
+    }
+
+    /// The counts `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let product = index(of: ProductKey(platform: try reader.platform(), productId: try reader.string()))
+            guard product == products.count - 1 else { throw .damaged("a product is written twice") }
+            firstMonths[product] = try reader.optionalMonth(in: months) ?? Int.max
+            for _ in 0..<(try reader.count()) {
+                let key = Key(month: try reader.month(in: months), product: product)
+                guard counts.updateValue(try Counts(reading: &reader), forKey: key) == nil else {
+                    throw .damaged("a month is written twice")
+                }
+            }
         }
     }
 }

@@ -11,6 +11,13 @@ struct TrialAggregator: Sendable {
 
     private struct Counts: Sendable {
         var trials = 0, converted = 0, abandoned = 0, pending = 0
+
+        mutating func add(_ other: Counts) {
+            trials += other.trials
+            converted += other.converted
+            abandoned += other.abandoned
+            pending += other.pending
+        }
     }
 
     private var counts: [Key: Counts] = [:]
@@ -54,6 +61,46 @@ struct TrialAggregator: Sendable {
         }.sorted {
             ByteOrder.precedes([$0.cohortMonth, $0.platform.rawValue, $0.productId],
                                [$1.cohortMonth, $1.platform.rawValue, $1.productId])
+        }
+    }
+}
+
+extension TrialAggregator {
+    /// Adds `other`'s trials (of other subscriptions) to these.
+    mutating func merge(_ other: TrialAggregator) {
+        for (key, theirs) in other.counts {
+            counts[key, default: Counts()].add(theirs)
+        }
+    }
+
+    /// The cohorts in byte order of platform and product, then month.
+    func encode(to writer: inout PartialWriter) {
+        let keys = counts.keys.sorted {
+            $0.platform != $1.platform || $0.productId != $1.productId
+                ? ByteOrder.precedes([$0.platform.rawValue, $0.productId], [$1.platform.rawValue, $1.productId])
+                : $0.month < $1.month
+        }
+        writer.count(keys.count)
+        for key in keys {
+            let value = counts[key] ?? Counts()
+            writer.platform(key.platform)
+            writer.string(key.productId)
+            writer.int(key.month)
+            for count in [value.trials, value.converted, value.abandoned, value.pending] { writer.count(count) }
+        }
+    }
+
+    /// The cohorts `encode` wrote, for a report over `months`.
+    init(from reader: inout PartialReader, months: MonthTable) throws(PartialStateError) {
+        self.init()
+        for _ in 0..<(try reader.count()) {
+            let platform = try reader.platform()
+            let productId = try reader.string()
+            let key = Key(month: try reader.month(in: months), platform: platform, productId: productId)
+            var value = Counts()
+            (value.trials, value.converted, value.abandoned, value.pending)
+                = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+            guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a trial cohort is written twice") }
         }
     }
 }
