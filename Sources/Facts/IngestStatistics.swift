@@ -1,7 +1,7 @@
 /// What an ingest did with its input (`cli.md`: `ingest --json`, `status --json`, `summary.json`'s `ingest`).
 ///
 /// Invariant: `read == used + duplicate + excluded + quarantined`, and the by-reason counts add up to their totals.
-public struct IngestStatistics: Sendable, Hashable {
+public struct IngestStatistics: Sendable, Hashable, Codable {
     /// Input files (archives) read (for `status`: known to the ledger).
     public var files: Int
     public var read: Int
@@ -56,7 +56,7 @@ public struct IngestStatistics: Sendable, Hashable {
     }
 
     /// A damaged input file: everything before `offset` was read.
-    public struct Damaged: Sendable, Hashable {
+    public struct Damaged: Sendable, Hashable, Codable {
         public var file: String
         public var offset: Int64
         public var reason: String

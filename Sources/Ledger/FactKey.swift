@@ -70,4 +70,22 @@ public enum LedgerBucket {
     public static func range(slice: Int, of slices: Int) -> ClosedRange<Int> {
         (count * (slice - 1) / slices)...(count * slice / slices - 1)
     }
+
+    /// The ranges of every slice of `slices` (at most ``count``).
+    public static func ranges(_ slices: Int) -> [ClosedRange<Int>] {
+        let slices = min(max(slices, 1), count)
+        return (1...slices).map { range(slice: $0, of: slices) }
+    }
+
+    /// The buckets `coverage` (sorted half-open ranges, as a merged partial state has them) leaves out.
+    public static func missing(from coverage: [Range<Int>]) -> [Range<Int>] {
+        var missing: [Range<Int>] = []
+        var next = 0
+        for range in coverage.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if range.lowerBound > next { missing.append(next..<min(range.lowerBound, count)) }
+            next = max(next, range.upperBound)
+        }
+        if next < count { missing.append(next..<count) }
+        return missing.filter { !$0.isEmpty }
+    }
 }

@@ -92,9 +92,12 @@ enum LedgerSchema {
 
     static let listDictionaries = "SELECT id, bytes FROM payload_dictionaries ORDER BY id"
 
+    /// The next dictionary; when another writer stored one under the same id at the same moment, theirs stays.
+    /// (`WHERE true`: SQLite would read the `ON` of the upsert as a join's without a `WHERE`.)
     static let insertDictionary = """
         INSERT INTO payload_dictionaries (id, bytes, created_at)
-        SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM payload_dictionaries
+        SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM payload_dictionaries WHERE true
+        ON CONFLICT (id) DO NOTHING
         """
 
     static let lastDictionary = "SELECT id, bytes FROM payload_dictionaries ORDER BY id DESC LIMIT 1"

@@ -48,7 +48,8 @@ public protocol LedgerStore: AnyObject {
 
     /// The zstd dictionaries payloads are compressed with, oldest first.
     func payloadDictionaries() throws(LedgerError) -> [PayloadDictionary]
-    /// Stores a new dictionary (inside the open transaction) and returns it with its id.
+    /// Stores a new dictionary (inside the open transaction) and returns the ledger's newest: this one, or one
+    /// another writer sharing the ledger stored at the same moment.
     func addPayloadDictionary(_ bytes: [UInt8]) throws(LedgerError) -> PayloadDictionary
 
     // MARK: records

@@ -32,11 +32,16 @@ public struct ReportJob {
         public var outputDirectory: String
         /// `summary.json`'s `generated_by`, e.g. "subledger 0.1.0".
         public var generatedBy: String
+        /// How many slices of the subscriptions are computed at once, each on a thread and a connection of its
+        /// own, then merged (``run(ledger:location:)``): the cores of the machine, at most eight.
+        public var slices: Int
 
         /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`.
         public init(asOf: Millis? = nil, timeZone: TimeZone = .gmt, prices: PriceList = .empty,
                     reportingCurrency: String? = nil, fxRates: FXRates? = nil, formats: Set<Format> = Set(Format.allCases),
-                    outputDirectory: String = "Reports", generatedBy: String) {
+                    outputDirectory: String = "Reports", generatedBy: String,
+                    slices: Int = min(ProcessInfo.processInfo.activeProcessorCount, 8)) {
+            self.slices = max(1, slices)
             self.asOf = asOf
             self.timeZone = timeZone
             self.prices = prices
@@ -68,48 +73,86 @@ public struct ReportJob {
     }
 
     /// Computes every table from `ledger` and writes the files; nothing is written unless all of them are.
-    public func run(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
-        let ingest: IngestStatistics
-        let asOf: Millis
-        do {
-            if try ledger.standing(rulesVersion: RulesVersion.current).isStale(for: RulesVersion.current) {
-                throw ReportJobError.stale(ledger.location)
-            }
-            ingest = try ledger.statistics()
-            // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the
-            // latest `observed_at`), so the facts are not scanned a second time for it.
-            guard let resolved = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
-            asOf = resolved
-        } catch let error as ReportJobError {
-            throw error
-        } catch {
-            throw ReportJobError.ledger(String(describing: error))
+    /// With `location`, the subscriptions are read in ``Settings/slices`` slices at once, each slice on a thread
+    /// and a connection of its own, and the slices' metrics merged: the same tables, sooner.
+    public func run(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
+        let basis = try ReportBasis(ledger: ledger, settings: settings)
+        let engine: MetricsEngine
+        if let location, settings.slices > 1 {
+            engine = try ReportSlices(location: location, options: basis.options, progress: progress)
+                .fold(ranges: LedgerBucket.ranges(settings.slices))
+        } else {
+            let counter = SubscriptionCounter(output: progress)
+            defer { counter.finish() }
+            engine = try ReportSlices.foldSlice(ledger: ledger, buckets: 0...LedgerBucket.count - 1,
+                                                options: basis.options, counter: counter)
         }
-        let options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
-                                    reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
+        return try write(engine.finish(), ingest: basis.ingest, asOf: basis.options.asOf)
+    }
+
+    /// Computes slice `shard` (1-based) of `shards` of the subscriptions (a range of buckets) and writes its
+    /// mergeable state to `path`: what `report --shard K/N --partial FILE` does on any machine.
+    public func runPartial(ledger: any LedgerStore, shard: Int, of shards: Int, to path: String) throws(ReportJobError) {
+        let basis = try ReportBasis(ledger: ledger, settings: settings)
+        let buckets = LedgerBucket.range(slice: shard, of: shards)
+        let counter = SubscriptionCounter(output: progress)
+        defer { counter.finish() }
+        let engine = try ReportSlices.foldSlice(ledger: ledger, buckets: buckets, options: basis.options, counter: counter)
+        let partial = PartialState(engine: engine, context: basis.context(generatedBy: settings.generatedBy),
+                                   coverage: [buckets.lowerBound..<buckets.upperBound + 1])
+        do {
+            try ReportWriter(directory: (path as NSString).deletingLastPathComponent.isEmpty ? "."
+                                : (path as NSString).deletingLastPathComponent)
+                .write(bytes: [((path as NSString).lastPathComponent, Data(partial.encoded()))])
+        } catch {
+            throw ReportJobError.write(error.description)
+        }
+    }
+
+    /// Merges the partial states at `paths` and writes the reports: byte-identical to an unsliced report of the
+    /// same ledger and options. Refuses partials of other options, ledgers, rules or releases, overlapping
+    /// slices, and a set that leaves buckets out.
+    public func runMerge(partials paths: [String]) throws(ReportJobError) -> Outcome {
+        var merged: PartialState?
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ReportJobError.partial(path, "cannot be read")
+            }
+            do throws(PartialStateError) {
+                let partial = try PartialState(decoding: [UInt8](data))
+                if merged == nil { merged = partial } else { try merged?.merge(partial) }
+            } catch {
+                throw ReportJobError.partial(path, error.description)
+            }
+        }
+        guard let merged else { throw ReportJobError.partial("--merge", "needs at least one partial-state file") }
+        let missing = LedgerBucket.missing(from: merged.coverage)
+        guard missing.isEmpty else {
+            throw ReportJobError.partial(paths.joined(separator: ", "), """
+                leave buckets \(missing.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: ", ")) out: \
+                merge the partials of every slice
+                """)
+        }
+        // The options given now must be those the slices were computed with (the as-of, when not given, is
+        // theirs): merging into an engine of these options says which one differs.
+        let sliced = merged.engine.options
+        let options = ReportOptions(asOf: settings.asOf ?? sliced.asOf, timeZone: settings.timeZone,
+                                    prices: settings.prices, reportingCurrency: settings.reportingCurrency,
+                                    fxRates: settings.fxRates)
         var engine = MetricsEngine(options: options)
-        let apple = AppleHistoryBuilder()
-        let google = GoogleHistoryBuilder()
-        var done = 0
-        let line = ProgressLine(output: progress)
-        defer { line.finish() }
-        do {
-            try ledger.forEachSubscription(buckets: 0...LedgerBucket.count - 1) { platform, id, stored in
-                // No ingest stores a time outside the plausible window; a damaged ledger might, and one such
-                // instant must not make month tables or date arithmetic trap: left out.
-                let window = PlausibleTimes.representable
-                let facts = stored.allSatisfy { window.contains($0) } ? stored : stored.filter { window.contains($0) }
-                switch platform {
-                case .apple: engine.add(apple.history(id: id, facts: facts))
-                case .google: engine.add(google.history(id: id, facts: facts))
-                }
-                done += 1
-                if done % 1_000 == 0 { line.show("report: \(done) subscriptions") }
-            }
+        do throws(MetricsMergeError) {
+            try engine.merge(merged.engine)
         } catch {
-            throw ReportJobError.ledger(String(describing: error))
+            throw ReportJobError.partial(paths.joined(separator: ", "), "were \(error.description)")
         }
-        let tables = engine.finish()
+        guard let ingest = merged.context["ingest"].flatMap(IngestStatistics.init(json:)) else {
+            throw ReportJobError.partial(paths.joined(separator: ", "), "carry no ingest statistics: compute the slices again")
+        }
+        return try write(engine.finish(), ingest: ingest, asOf: options.asOf)
+    }
+
+    /// Renders and writes the tables; nothing is written unless every file is.
+    private func write(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis) throws(ReportJobError) -> Outcome {
         let files = render(tables, ingest: ingest, asOf: asOf)
         do {
             try ReportWriter(directory: settings.outputDirectory).write(files)
@@ -135,7 +178,8 @@ public struct ReportJob {
     }
 }
 
-/// Why a report could not be produced (exit 3 in the CLI, except ``emptyLedger`` and ``stale``, usage problems).
+/// Why a report could not be produced (exit 3 in the CLI, except ``emptyLedger``, ``stale`` and ``partial``, usage
+/// problems).
 public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     /// The ledger holds no facts and no `--as-of` was given.
     case emptyLedger
@@ -144,6 +188,8 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     case stale(String)
     /// The ledger could not be read.
     case ledger(String)
+    /// A partial-state file (or a set of them) cannot be merged, and why (a usage problem).
+    case partial(String, String)
     /// A report file could not be written; the previous reports were left as they were.
     case write(String)
 
@@ -153,6 +199,7 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
         case .stale(let location):
             "\(location): the ledger's facts were made by an earlier version of subledger's rules (or a reprocess was interrupted): run `subledger reprocess --db \(location)` with your verification options (or `subledger run`), then report again"
         case .ledger(let message): "could not read the ledger: \(message)"
+        case .partial(let file, let reason): "--merge: \(file) \(reason)"
         case .write(let message): "could not write the reports: \(message)"
         }
     }

@@ -61,9 +61,10 @@ struct WriterSession {
         let samples = PayloadSampler(dictionaries: existing).samples(queue: queue, files: files)
         guard let trained = PayloadDictionary.train(samples: samples, id: 0) else { return [] }
         try store.beginTransaction()
-        let dictionary = try store.addPayloadDictionary(trained.bytes)
+        _ = try store.addPayloadDictionary(trained.bytes)
         try store.commitTransaction()
-        return [dictionary]
+        // Another ingest sharing the ledger may have stored one meanwhile: payloads name theirs as well as ours.
+        return try store.payloadDictionaries()
     }
 
     /// Rebuilds what `scope` covers from the payloads the ledger keeps (and reads again the manifest files that

@@ -14,8 +14,13 @@ public struct ReportWriter: Sendable {
         self.directory = directory
     }
 
-    /// Writes `files` (name, UTF-8 contents).
+    /// Writes `files` (name, UTF-8 text).
     public func write(_ files: [(name: String, contents: String)]) throws(ReportWriteError) {
+        try write(bytes: files.map { ($0.name, Data($0.contents.utf8)) })
+    }
+
+    /// Writes `files` (name, bytes).
+    public func write(bytes files: [(name: String, contents: Data)]) throws(ReportWriteError) {
         let manager = FileManager.default
         do {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -35,7 +40,7 @@ public struct ReportWriter: Sendable {
             let final = (directory as NSString).appendingPathComponent(file.name)
             let temporary = (directory as NSString).appendingPathComponent(".\(file.name).\(token).tmp")
             do {
-                try Data(file.contents.utf8).write(to: URL(fileURLWithPath: temporary))
+                try file.contents.write(to: URL(fileURLWithPath: temporary))
             } catch {
                 try? manager.removeItem(atPath: temporary)
                 cleanUp()

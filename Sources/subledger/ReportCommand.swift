@@ -11,24 +11,71 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Compute every metric from the ledger and write the reports.",
         discussion: """
-        Writes subscriptions_monthly.csv, revenue_monthly.csv, retention_cohorts.csv, trial_conversion.csv, \
-        grace_recovery.csv, summary.json and report.html into --out. The same ledger and options always give \
-        byte-identical CSV and JSON files (but summary.json's generated_by).
+        Writes subscriptions_monthly.csv, revenue_monthly.csv, mrr_movements.csv, retention_cohorts.csv, \
+        trial_conversion.csv, grace_recovery.csv, summary.json and report.html into --out. The same ledger and \
+        options always give byte-identical CSV and JSON files (but summary.json's generated_by). The \
+        subscriptions are read in slices on all cores at once; --shard K/N --partial FILE computes one slice \
+        anywhere (many machines on one PostgreSQL ledger), and --merge FILE... writes the reports from every \
+        slice's file, byte-identical to a report in one go.
 
         Examples:
           subledger report --db ledger.sqlite --out Reports --prices prices.csv
           subledger report --as-of 2024-04-30T23:59:59.999Z --timezone Asia/Tokyo --currency USD --fx-rates fx.csv
+          subledger report --db postgres://reports@db/ledger --shard 2/4 --partial part-2 --prices prices.csv
+          subledger report --merge part-1 part-2 part-3 part-4 --prices prices.csv --out Reports
         """
     )
 
     @OptionGroup var ledger: LedgerOptions
     @OptionGroup var report: ReportArguments
 
+    @Option(help: ArgumentHelp("Compute only slice K of N of the subscriptions (e.g. 2/4) into --partial; run the N slices anywhere, then --merge.",
+                               valueName: "K/N"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("Where --shard writes the slice's mergeable state.", valueName: "FILE"))
+    var partial: String?
+
+    @Option(parsing: .upToNextOption,
+            help: ArgumentHelp("Write the reports from these partial-state files (every slice of one report) instead of the ledger.",
+                               valueName: "FILE"))
+    var merge: [String] = []
+
+    func validate() throws {
+        if shard != nil, partial == nil { throw ValidationError("--shard K/N needs --partial FILE (where the slice's state goes)") }
+        if partial != nil, shard == nil { throw ValidationError("--partial FILE needs --shard K/N (which slice to compute)") }
+        if !merge.isEmpty, shard != nil { throw ValidationError("--merge combines slices already computed: give it without --shard") }
+        if let shard, Self.slice(shard) == nil {
+            throw ValidationError("--shard '\(shard)' is not K/N with 1 <= K <= N <= \(LedgerBucket.count), e.g. 2/4")
+        }
+    }
+
     func run() throws {
-        let store = try ledger.openForReading()
-        let outcome = try report.makeJob().runReporting(ledger: store)
+        let job = try report.makeJob()
+        let outcome: ReportJob.Outcome
+        if !merge.isEmpty {
+            outcome = try job.reporting { () throws(ReportJobError) in try job.runMerge(partials: merge) }
+        } else if let shard, let partial, let (k, n) = Self.slice(shard) {
+            let store = try ledger.openForReading()
+            try job.reporting { () throws(ReportJobError) in try job.runPartial(ledger: store, shard: k, of: n, to: partial) }
+            let buckets = LedgerBucket.range(slice: k, of: n)
+            print("slice \(k)/\(n) (buckets \(buckets.lowerBound)-\(buckets.upperBound)) written to \(partial); merge every slice with `subledger report --merge`")
+            return
+        } else {
+            let store = try ledger.openForReading()
+            outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
+        }
         outcome.warnAboutGaps()
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
+    }
+
+    /// `K/N` as numbers, when 1 <= K <= N <= the number of buckets.
+    static func slice(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), 1 <= k, k <= n, n <= LedgerBucket.count else {
+            return nil
+        }
+        return (k, n)
     }
 }
 
@@ -55,6 +102,10 @@ struct ReportArguments: ParsableArguments {
 
     @Option(help: ArgumentHelp("Comma-separated output formats: csv, json, html.", valueName: "LIST"))
     var format = "csv,json,html"
+
+    @Option(help: ArgumentHelp("Slices of the subscriptions computed at once (default: the cores, at most 8).",
+                               valueName: "N"))
+    var slices: Int?
 
     func validate() throws {
         if currency != nil, fxRates == nil { throw ValidationError("--currency needs --fx-rates FILE (the rates to convert with)") }
@@ -113,7 +164,8 @@ struct ReportArguments: ParsableArguments {
         let settings = ReportJob.Settings(asOf: try asOfValue(), timeZone: try timeZoneValue(), prices: priceList,
                                           reportingCurrency: currency?.uppercased(), fxRates: rates,
                                           formats: try formats(), outputDirectory: out,
-                                          generatedBy: "subledger \(Subledger.version)")
+                                          generatedBy: "subledger \(Subledger.version)",
+                                          slices: slices ?? min(ProcessInfo.processInfo.activeProcessorCount, 8))
         return ReportJob(settings: settings, progress: .standardError)
     }
 
@@ -129,13 +181,13 @@ struct ReportArguments: ParsableArguments {
 }
 
 extension ReportJob {
-    /// Runs the job, turning its errors into the CLI's exit codes.
-    func runReporting(ledger: any LedgerStore) throws -> ReportJob.Outcome {
+    /// Runs `work`, turning its errors into the CLI's exit codes.
+    func reporting<T>(_ work: () throws(ReportJobError) -> T) throws -> T {
         do {
-            return try run(ledger: ledger)
+            return try work()
         } catch {
             switch error {
-            case .emptyLedger, .stale: throw CommandFailure.usage(error.description)
+            case .emptyLedger, .stale, .partial: throw CommandFailure.usage(error.description)
             case .ledger, .write: throw CommandFailure.couldNotFinish(error.description)
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Pipeline
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,7 +28,8 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let job = try report.makeJob()
         let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json)
-        let outcome = try job.runReporting(ledger: try ledger.openForReading())
+        let store = try ledger.openForReading()
+        let outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
         outcome.warnAboutGaps()
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }

@@ -39,6 +39,18 @@ struct PostgresLedgerTests {
             #expect(report.status == 0, "\(report.stderr)")
         }
         ReprocessProcessTests.expectSameReports("sqlite", "postgres", in: workspace)
+        // Sliced on PostgreSQL (as report machines would), merged: the same reports again.
+        for k in 1...3 {
+            let slice = try SubledgerProcess.run(["report", "--db", postgres, "--shard", "\(k)/3", "--partial", "part-\(k)",
+                                                  "--prices", "sim/prices.csv", "--timezone", "Asia/Tokyo"],
+                                                 in: workspace, tag: "shard-\(k)")
+            #expect(slice.status == 0, "\(slice.stderr)")
+        }
+        let merged = try SubledgerProcess.run(["report", "--merge", "part-3", "part-1", "part-2", "--out", "merged",
+                                               "--prices", "sim/prices.csv", "--timezone", "Asia/Tokyo"],
+                                              in: workspace, tag: "merge")
+        #expect(merged.status == 0, "\(merged.stderr)")
+        ReprocessProcessTests.expectSameReports("sqlite", "merged", in: workspace)
 
         let status = try SubledgerProcess.run(["status", "--db", postgres, "--json"], in: workspace, tag: "status")
         let sqliteStatus = try SubledgerProcess.run(["status", "--db", "l.sqlite", "--json"], in: workspace, tag: "status-sqlite")

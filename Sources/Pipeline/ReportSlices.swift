@@ -1,0 +1,143 @@
+import AppStore
+import Facts
+import Foundation
+import Ledger
+import PlayStore
+import Synchronization
+import SubscriptionMetrics
+
+/// What every slice of one report shares: the ledger's statistics, the as-of time and the options. Read once,
+/// from the connection the report was asked on, so that every slice (and every partial of a sliced report)
+/// reports the same as-of and the same ingest statistics.
+struct ReportBasis {
+    let ingest: IngestStatistics
+    let options: ReportOptions
+    let ledgerId: String
+
+    init(ledger: any LedgerStore, settings: ReportJob.Settings) throws(ReportJobError) {
+        do {
+            let standing = try ledger.standing(rulesVersion: RulesVersion.current)
+            if standing.isStale(for: RulesVersion.current) { throw ReportJobError.stale(ledger.location) }
+            ledgerId = standing.ledgerId
+            ingest = try ledger.statistics()
+        } catch let error as ReportJobError {
+            throw error
+        } catch {
+            throw ReportJobError.ledger(String(describing: error))
+        }
+        // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
+        // `observed_at`), so the facts are not scanned a second time for it.
+        guard let asOf = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
+        options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
+                                reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
+    }
+
+    /// What every partial of one report must share: the ledger, its rules, the release and its statistics.
+    func context(generatedBy: String) -> [String: String] {
+        ["ledger": ledgerId, "rules_version": String(RulesVersion.current), "generated_by": generatedBy,
+         "ingest": ingest.json]
+    }
+}
+
+/// Folds the subscriptions of ranges of buckets into metrics, each range on a thread and a ledger connection of
+/// its own, and merges them: a report in `n` slices reads the ledger `n` times faster where the cores allow.
+struct ReportSlices {
+    let location: LedgerLocation
+    let options: ReportOptions
+    let progress: ProgressOutput
+
+    /// One engine per range, computed at once, merged in range order (the merge is exact whatever the order).
+    func fold(ranges: [ClosedRange<Int>]) throws(ReportJobError) -> MetricsEngine {
+        let results = Mutex<[Int: Result<MetricsEngine, ReportJobError>]>([:])
+        let counter = SubscriptionCounter(output: progress)
+        let location = location
+        let options = options
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+            let result: Result<MetricsEngine, ReportJobError>
+            do throws(ReportJobError) {
+                let ledger: any LedgerStore
+                do throws(LedgerError) {
+                    ledger = try location.open(.readOnly)
+                } catch {
+                    throw ReportJobError.ledger(error.description)
+                }
+                result = .success(try Self.foldSlice(ledger: ledger, buckets: ranges[index], options: options,
+                                                     counter: counter))
+            } catch {
+                result = .failure(error)
+            }
+            results.withLock { $0[index] = result }
+        }
+        counter.finish()
+        var merged = MetricsEngine(options: options)
+        for index in ranges.indices {
+            guard let result = results.withLock({ $0[index] }) else { preconditionFailure("every slice reports") }
+            let engine = try result.get()
+            do throws(MetricsMergeError) {
+                try merged.merge(engine)
+            } catch {
+                preconditionFailure("slices of one report share their options: \(error)")
+            }
+        }
+        return merged
+    }
+
+    /// Folds the subscriptions of `buckets` into an engine of `options`, counting them on `counter`.
+    static func foldSlice(ledger: any LedgerStore, buckets: ClosedRange<Int>, options: ReportOptions,
+                          counter: SubscriptionCounter) throws(ReportJobError) -> MetricsEngine {
+        var engine = MetricsEngine(options: options)
+        let apple = AppleHistoryBuilder()
+        let google = GoogleHistoryBuilder()
+        do {
+            try ledger.forEachSubscription(buckets: buckets) { platform, id, stored in
+                // No ingest stores a time outside the plausible window; a damaged ledger might, and one such
+                // instant must not make month tables or date arithmetic trap: left out.
+                let window = PlausibleTimes.representable
+                let facts = stored.allSatisfy { window.contains($0) } ? stored : stored.filter { window.contains($0) }
+                switch platform {
+                case .apple: engine.add(apple.history(id: id, facts: facts))
+                case .google: engine.add(google.history(id: id, facts: facts))
+                }
+                counter.count()
+            }
+        } catch {
+            throw ReportJobError.ledger(String(describing: error))
+        }
+        return engine
+    }
+}
+
+/// The report's progress: subscriptions folded so far, by every slice, on one line.
+final class SubscriptionCounter: Sendable {
+    private let line: ProgressLine
+    private let done = Atomic<Int>(0)
+
+    init(output: ProgressOutput) {
+        line = ProgressLine(output: output)
+    }
+
+    func count() {
+        let done = done.add(1, ordering: .relaxed).newValue
+        if done % 1_000 == 0 { line.show("report: \(done) subscriptions") }
+    }
+
+    func finish() {
+        line.finish()
+    }
+}
+
+extension IngestStatistics {
+    /// The statistics as JSON with sorted keys (the same statistics always give the same text): how partial
+    /// states carry them to `report --merge`.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// Statistics from ``json``; `nil` for anything else.
+    init?(json: String) {
+        guard let value = try? JSONDecoder().decode(IngestStatistics.self, from: Data(json.utf8)) else { return nil }
+        self = value
+    }
+}
