@@ -50,7 +50,7 @@ final class PostgresSession: @unchecked Sendable {
         do {
             return try Self.blocking { try await connection.query(query, logger: logger).collect() }.map(PostgresResultRow.init)
         } catch {
-            throw Self.ledgerError(error, location: location, doing: "running \(sql.prefix(60))")
+            throw Self.ledgerError(error, location: location, doing: "running a statement")
         }
     }
 
