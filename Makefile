@@ -31,8 +31,12 @@ run: build
 	if [ $$status -eq 1 ]; then echo "(exit 1: the sample data's deliberate noise was quarantined, as listed above)"; \
 	elif [ $$status -ne 0 ]; then exit $$status; fi
 
+# The PostgreSQL tests start a throwaway server from Debian's postgresql-15 (.ci/run installs it); without the
+# server binaries they are skipped, and this says so.
 test: setup
 	$(SWIFT) build --build-tests
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  echo "NOTE: no PostgreSQL server binaries (apt-get install postgresql-15): the PostgreSQL ledger tests are SKIPPED"
 	$(SWIFT) test --skip-build
 
 # Opens Reports/report.html in headless Chromium (installed when missing): screenshot, rendered DOM, and a
