@@ -46,6 +46,7 @@ browser-check: run
 
 bench: build
 	./scripts/bench.sh
+	./scripts/bench-scale.sh
 
 # Regenerates the committed sample data from its fixed seed.
 sample-data: build

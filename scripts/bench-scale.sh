@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `make bench`, second part: the ledger on PostgreSQL (a throwaway server on loopback) with 1, 2 and 4 ingest
+# workers beside the SQLite ingest, and the report in 1 slice and in one slice per core on both engines.
+# Reuses the data set and the SQLite ledger of scripts/bench.sh. A benchmark, not a test: it prints figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=.build/release/subledger
+BENCH=.bench
+SUBSCRIBERS=${BENCH_SUBSCRIBERS:-20000}
+data="$BENCH/data-$SUBSCRIBERS"
+log() { printf '%s\n' "$*" >&2; }
+[ -f "$data/truth.json" ] && [ -f "$BENCH/ingest.sqlite" ] || { log "run scripts/bench.sh first"; exit 1; }
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$PGBIN" ] || { log "no PostgreSQL server binaries (apt-get install postgresql-15): PostgreSQL figures skipped"; exit 0; }
+
+as_server() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg="$(mktemp -d /tmp/subledger-bench-pg.XXXXXX)"
+[ "$(id -u)" = 0 ] && chown postgres "$pg"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+as_server "$PGBIN/initdb" -D "$pg/data" -A trust -U subledger -E UTF8 --locale=C >/dev/null
+# synchronous_commit off: a commit does not wait for its WAL flush, as SQLite's synchronous=NORMAL in WAL mode.
+as_server "$PGBIN/pg_ctl" -D "$pg/data" -l "$pg/log" -w -o "-p $port -k $pg -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c shared_buffers=256MB" start >/dev/null
+trap 'as_server "$PGBIN/pg_ctl" -D "$pg/data" -m fast stop >/dev/null 2>&1; rm -rf "$pg"' EXIT
+
+seconds() { date +%s.%N; }
+ingest_workers() {
+  local workers=$1 database="w$1" start end
+  "$PGBIN/createdb" -h 127.0.0.1 -p "$port" -U subledger "$database"
+  local url="postgres://subledger@127.0.0.1:$port/$database?sslmode=disable"
+  start=$(seconds)
+  for _ in $(seq "$workers"); do
+    "$BIN" ingest --db "$url" --apple-root-ca "$data/apple-root.der" "$data/archives" >/dev/null 2>&1 &
+  done
+  wait || true
+  end=$(seconds)
+  echo "$end - $start" | bc -l
+}
+report_slices() {
+  local db=$1 slices=$2 start end
+  start=$(seconds)
+  "$BIN" report --db "$db" --out "$BENCH/reports-slices" --prices "$data/prices.csv" --slices "$slices" >/dev/null 2>&1
+  end=$(seconds)
+  echo "$end - $start" | bc -l
+}
+
+cores=$(nproc)
+log "PostgreSQL ingest with 1, 2 and 4 workers"
+pg1=$(ingest_workers 1); pg2=$(ingest_workers 2); pg4=$(ingest_workers 4)
+sqlite_url="$BENCH/ingest.sqlite"
+pg_url="postgres://subledger@127.0.0.1:$port/w1?sslmode=disable"
+log "reports in 1 and $cores slices"
+s1=$(report_slices "$sqlite_url" 1); sn=$(report_slices "$sqlite_url" "$cores")
+p1=$(report_slices "$pg_url" 1); pn=$(report_slices "$pg_url" "$cores")
+sqlite_ingest=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$BENCH/ingest.time" |
+  awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+
+python3 - "$sqlite_ingest" "$pg1" "$pg2" "$pg4" "$s1" "$sn" "$p1" "$pn" "$cores" <<'PY'
+import sys
+sq, pg1, pg2, pg4, s1, sn, p1, pn = map(float, sys.argv[1:9]); cores = int(sys.argv[9])
+print()
+print("| ledger | ingest wall s | report, 1 slice s | report, %d slices s | speed-up |" % cores)
+print("|---|---:|---:|---:|---:|")
+print(f"| SQLite | {sq:.1f} | {s1:.1f} | {sn:.1f} | x{s1/sn:.2f} |")
+print(f"| PostgreSQL, 1 worker | {pg1:.1f} | {p1:.1f} | {pn:.1f} | x{p1/pn:.2f} |")
+print(f"| PostgreSQL, 2 workers | {pg2:.1f} | | | |")
+print(f"| PostgreSQL, 4 workers | {pg4:.1f} | | | |")
+print()
+verdict = lambda ok: "met" if ok else "NOT met"
+print(f"PostgreSQL with 2 workers / SQLite: {pg2/sq:.2f} (target <= 1: {verdict(pg2 <= sq)})")
+print(f"report in {cores} slices: x{s1/sn:.2f} faster on SQLite, x{p1/pn:.2f} on PostgreSQL "
+      f"(target >= x{0.8*cores:.1f}: {verdict(s1/sn >= 0.8*cores)} / {verdict(p1/pn >= 0.8*cores)}; {cores} cores)")
+PY
