@@ -41,7 +41,7 @@ public struct IngestJob {
 
     /// A job writing into `ledger` (created when missing); `lockTimeout` is how long it waits for another writer
     /// of the same ledger to finish before giving up with ``IngestError/busy``.
-    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .standardError,
+    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .none,
                 lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
         self.translator = translator
@@ -108,13 +108,5 @@ extension IngestError {
         } catch {
             throw .ledger(error)
         }
-    }
-}
-
-extension ProgressOutput {
-    /// One line on stderr about what the run is doing (nothing with ``none``).
-    func say(_ text: String) {
-        guard self == .standardError else { return }
-        FileHandle.standardError.write(Data("\(text)\n".utf8))
     }
 }

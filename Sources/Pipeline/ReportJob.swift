@@ -71,20 +71,18 @@ public struct ReportJob {
     public func run(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
         let ingest: IngestStatistics
         let asOf: Millis
-        do {
-            if try ledger.standing(rulesVersion: RulesVersion.current).isStale(for: RulesVersion.current) {
-                throw ReportJobError.stale(ledger.location)
-            }
+        let stale: Bool
+        do throws(LedgerError) {
+            stale = try ledger.standing(rulesVersion: RulesVersion.current).isStale(for: RulesVersion.current)
             ingest = try ledger.statistics()
-            // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the
-            // latest `observed_at`), so the facts are not scanned a second time for it.
-            guard let resolved = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
-            asOf = resolved
-        } catch let error as ReportJobError {
-            throw error
         } catch {
-            throw ReportJobError.ledger(String(describing: error))
+            throw .ledger(error)
         }
+        if stale { throw .stale(ledger.location) }
+        // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
+        // `observed_at`), so the facts are not scanned a second time for it.
+        guard let resolved = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
+        asOf = resolved
         let options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
                                     reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
         var engine = MetricsEngine(options: options)
@@ -92,6 +90,7 @@ public struct ReportJob {
         let google = GoogleHistoryBuilder()
         var done = 0
         let line = ProgressLine(output: progress)
+        let started = ContinuousClock.now
         defer { line.finish() }
         do {
             try ledger.forEachSubscription { platform, id, facts in
@@ -100,19 +99,36 @@ public struct ReportJob {
                 case .google: engine.add(google.history(id: id, facts: facts))
                 }
                 done += 1
-                if done % 1_000 == 0 { line.show("report: \(done) subscriptions") }
+                if done % 1_000 == 0 { line.show(Self.figures(subscriptions: done, since: started)) }
             }
+        } catch let error as LedgerError {
+            throw .ledger(error)
         } catch {
-            throw ReportJobError.ledger(String(describing: error))
+            throw .ledger(LedgerError(kind: .corrupt, path: ledger.location, message: "the ledger could not be read to its end",
+                                      detail: String(describing: error)))
         }
+        line.done(Self.figures(subscriptions: done, since: started))
         let tables = engine.finish()
         let files = render(tables, ingest: ingest, asOf: asOf)
         do {
             try ReportWriter(directory: settings.outputDirectory).write(files)
         } catch {
-            throw ReportJobError.write(error.description)
+            throw .write(error)
         }
         return Outcome(tables: tables, asOf: asOf, ingest: ingest, files: files.map(\.name))
+    }
+
+    /// Progress of the pass over the ledger: subscriptions done and their rate (the total is not known before
+    /// the pass).
+    static func figures(subscriptions: Int, since started: ContinuousClock.Instant) -> ProgressFigures {
+        let rate = ProgressRate(since: started)
+        var text = "report: \(subscriptions) subscriptions"
+        var fields: [(key: String, value: String)] = [("command", "report"), ("subscriptions", String(subscriptions))]
+        if let perSecond = rate.perSecond(subscriptions) {
+            text += ", \(perSecond) subscriptions/s"
+            fields.append(("subscriptions_per_second", String(perSecond)))
+        }
+        return ProgressFigures(text: text, fields: fields)
     }
 
     /// The contents of every requested file, in a fixed order.
@@ -139,17 +155,17 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     /// would mix two rule versions (a usage problem: `subledger reprocess` fixes it).
     case stale(String)
     /// The ledger could not be read.
-    case ledger(String)
+    case ledger(LedgerError)
     /// A report file could not be written; the previous reports were left as they were.
-    case write(String)
+    case write(ReportWriteError)
 
     public var description: String {
         switch self {
         case .emptyLedger: "the ledger holds no data yet: run `subledger ingest` first, or give --as-of"
         case .stale(let location):
             "\(location): the ledger's facts were made by an earlier version of subledger's rules (or a reprocess was interrupted): run `subledger reprocess --db \(location)` with your verification options (or `subledger run`), then report again"
-        case .ledger(let message): "could not read the ledger: \(message)"
-        case .write(let message): "could not write the reports: \(message)"
+        case .ledger(let error): "could not read the ledger: \(error)"
+        case .write(let error): "could not write the reports: \(error)"
         }
     }
 }

@@ -16,7 +16,7 @@ public struct ReprocessJob {
     /// How long to wait for another writer of the same ledger before giving up.
     public var lockTimeout: Duration
 
-    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .standardError,
+    public init(ledger: LedgerLocation, translator: RecordTranslator, progress: ProgressOutput = .none,
                 lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
         self.translator = translator

@@ -4,7 +4,7 @@ import Foundation
 import Ingest
 import Ledger
 
-struct QuarantineCommand: ParsableCommand {
+struct QuarantineCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "quarantine",
         abstract: "List or export the quarantined records.",
@@ -26,6 +26,8 @@ struct QuarantineCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Write the records as NDJSON to this file.", valueName: "FILE"))
     var export: String?
+
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if let reason, QuarantineReason(rawValue: reason) == nil {
@@ -72,13 +74,13 @@ struct QuarantineCommand: ParsableCommand {
             }
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
-            throw CommandFailure.couldNotFinish("""
-                cannot export the quarantine of \(ledger.path): \(error); check that --db names a subledger ledger \
-                (`subledger status --db \(ledger.path)`) and that the export's folder is writable
-                """)
+            if let error = error as? LedgerError { throw CommandFailure.ledger(error) }
+            let code = CommandFailure.posixCode(of: error) ?? EIO
+            throw CommandFailure.file("cannot write the export \(export ?? "to stdout"): \(String(cString: strerror(code)))",
+                                      code: code, advice: "give --export a file in a writable folder")
         }
         let destination = export.map { " written to \($0)" } ?? ""
-        FileHandle.standardError.write(Data("\(count) quarantined records\(destination)\n".utf8))
+        logger.notice("\(count) quarantined records\(destination)", metadata: ["records": "\(count)"])
     }
 
     static func exportObject(_ entry: QuarantinedRecord) -> JSONObject {

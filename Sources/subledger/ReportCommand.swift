@@ -6,7 +6,7 @@ import SubscriptionMetrics
 import Ledger
 import Pipeline
 
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Compute every metric from the ledger and write the reports.",
@@ -23,11 +23,12 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var ledger: LedgerOptions
     @OptionGroup var report: ReportArguments
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let store = try ledger.openForReading()
-        let outcome = try report.makeJob().runReporting(ledger: store)
-        outcome.warnAboutGaps()
+        let outcome = try report.makeJob(progress: progress).runReporting(ledger: store)
+        outcome.warnAboutGaps(logger: logger)
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
     }
 }
@@ -47,7 +48,7 @@ struct ReportArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Price list CSV: platform,product_id,currency,price,duration. Supplies prices the payloads lack and product durations.", valueName: "FILE"))
     var prices: String?
 
-    @Option(help: ArgumentHelp("Add *_converted revenue columns in this currency (needs --fx-rates).", valueName: "X"))
+    @Option(help: ArgumentHelp("Add *_converted revenue and MRR columns in this ISO 4217 currency (needs --fx-rates); report.html then totals in it.", valueName: "X"))
     var currency: String?
 
     @Option(name: .customLong("fx-rates"), help: ArgumentHelp("FX rates CSV: month,currency,rate_to_reporting_currency.", valueName: "FILE"))
@@ -59,6 +60,9 @@ struct ReportArguments: ParsableArguments {
     func validate() throws {
         if currency != nil, fxRates == nil { throw ValidationError("--currency needs --fx-rates FILE (the rates to convert with)") }
         if fxRates != nil, currency == nil { throw ValidationError("--fx-rates needs --currency X (the reporting currency)") }
+        if let currency, !Locale.isoCurrencyCodes.contains(currency.uppercased()) {
+            throw ValidationError("--currency \(currency) is not an ISO 4217 currency code: give three letters such as USD, EUR or JPY")
+        }
         do {
             _ = try formats()
             _ = try timeZoneValue()
@@ -99,7 +103,7 @@ struct ReportArguments: ParsableArguments {
     }
 
     /// Reads the configuration files and builds the job; a bad file is a usage error (exit 2) naming the line.
-    func makeJob() throws -> ReportJob {
+    func makeJob(progress: ProgressOutput) throws -> ReportJob {
         let priceList = try prices.map { path in
             do { return try PriceList(csv: readConfiguration(path, what: "price list")) } catch let error as ConfigurationError {
                 throw CommandFailure.usage("--prices \(path): \(error)")
@@ -114,7 +118,7 @@ struct ReportArguments: ParsableArguments {
                                           reportingCurrency: currency?.uppercased(), fxRates: rates,
                                           formats: try formats(), outputDirectory: out,
                                           generatedBy: "subledger \(Subledger.version)")
-        return ReportJob(settings: settings, progress: .standardError)
+        return ReportJob(settings: settings, progress: progress)
     }
 
     private func readConfiguration(_ path: String, what: String) throws -> String {
@@ -134,10 +138,7 @@ extension ReportJob {
         do {
             return try run(ledger: ledger)
         } catch {
-            switch error {
-            case .emptyLedger, .stale: throw CommandFailure.usage(error.description)
-            case .ledger, .write: throw CommandFailure.couldNotFinish(error.description)
-            }
+            throw CommandFailure.report(error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Facts
+import Logging
 import Foundation
 import SubscriptionMetrics
 import Pipeline
@@ -31,16 +32,15 @@ extension ReportJob.Outcome {
         return lines.joined(separator: "\n")
     }
 
-    /// Prints, on stderr, what the reports could not do and how to fix it (missing FX rates).
-    func warnAboutGaps() {
+    /// Says, as warnings on stderr, what the reports could not do and how to fix it (missing FX rates).
+    func warnAboutGaps(logger: Logger) {
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }
         let shown = missing.prefix(12).joined(separator: ", ") + (missing.count > 12 ? ", ..." : "")
-        FileHandle.standardError.write(Data("""
-            report: no FX rate for \(missing.count) month and currency pair(s) (\(shown)); their *_converted cells are \
+        logger.warning("""
+            no FX rate for \(missing.count) month and currency pair(s) (\(shown)); their *_converted cells are \
             empty: add rows `month,currency,rate_to_reporting_currency` for them to the --fx-rates file
-
-            """.utf8))
+            """, metadata: ["missing_fx_rates": "\(missing.count)"])
     }
 
     private func rate(_ ratio: Ratio) -> String {

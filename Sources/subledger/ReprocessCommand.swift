@@ -5,7 +5,7 @@ import Ingest
 import Pipeline
 import Reporting
 
-struct ReprocessCommand: ParsableCommand {
+struct ReprocessCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "reprocess",
         abstract: "Rebuild the ledger's facts from the payloads it keeps, with today's rules and options.",
@@ -32,10 +32,11 @@ struct ReprocessCommand: ParsableCommand {
     var quarantined = false
 
     @OptionGroup var verification: VerificationOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let job = ReprocessJob(ledger: ledger.location, translator: try verification.makeTranslator(),
-                               progress: .standardError)
+                               progress: progress)
         let outcome: ReprocessOutcome
         do {
             outcome = try job.run(quarantined ? .quarantined : .full)

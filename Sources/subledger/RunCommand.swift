@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "The nightly job: ingest the inputs, then write every report.",
@@ -23,12 +23,13 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var ledger: LedgerOptions
     @OptionGroup var report: ReportArguments
     @OptionGroup var options: IngestOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let job = try report.makeJob()
-        let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json)
+        let job = try report.makeJob(progress: progress)
+        let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json, progress: progress)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
-        outcome.warnAboutGaps()
+        outcome.warnAboutGaps(logger: logger)
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if ingested.needsAttention { throw ExitCode(1) }

@@ -4,7 +4,7 @@ import Pipeline
 import Simulator
 
 /// `subledger simulate`: writes realistic archives of both stores plus `truth.json`.
-struct SimulateCommand: ParsableCommand {
+struct SimulateCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Write realistic App Store and Google Play archives plus truth.json, the metrics they really hold.",
@@ -28,6 +28,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Seed of the simulation; the same seed gives the same files.")
     var seed: UInt64 = 1
 
+    @OptionGroup var output: OutputOptions
+
     func validate() throws {
         guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
         guard (1...120).contains(months) else { throw ValidationError("--months must be between 1 and 120") }
@@ -36,12 +38,32 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let simulation = Simulation(subscribers: subscribers, months: months, seed: seed)
         do {
-            let line = ProgressLine(output: .standardError)
-            let summary = try simulation.write(to: out) { done in line.show("simulate: \(done) subscribers") }
-            line.finish()
+            let line = ProgressLine(output: progress)
+            let started = ContinuousClock.now
+            let summary = try simulation.write(to: out) { done in
+                line.show(Self.figures(done: done, of: subscribers, since: started))
+            }
+            line.done(Self.figures(done: subscribers, of: subscribers, since: started))
             print("wrote \(summary.files.count) files, \(summary.records) records, \(summary.subscriptions) subscriptions to \(out)")
         } catch {
-            throw CommandFailure.couldNotFinish(error.description)
+            throw CommandFailure.simulation(error)
         }
+    }
+
+    /// Subscribers simulated of the total, the rate and the time left.
+    static func figures(done: Int, of total: Int, since started: ContinuousClock.Instant) -> ProgressFigures {
+        let rate = ProgressRate(since: started)
+        var text = "simulate: \(done) of \(total) subscribers"
+        var fields: [(key: String, value: String)] = [("command", "simulate"), ("subscribers_done", String(done)),
+                                                      ("subscribers_total", String(total))]
+        if let percent = rate.percent(Int64(done), of: Int64(total)) {
+            text += " (\(percent)%)"
+            fields.append(("percent", percent))
+        }
+        if let left = rate.secondsLeft(Int64(done), of: Int64(total)) {
+            text += ", ETA \(ProgressRate.clock(left))"
+            fields.append(("eta_seconds", String(left)))
+        }
+        return ProgressFigures(text: text, fields: fields)
     }
 }
