@@ -11,7 +11,7 @@ struct OutputOptions: ParsableArguments {
                                valueName: "LEVEL"))
     var logLevel: Logger.Level = .info
 
-    @Flag(help: "Say only warnings and errors on stderr: no progress, no notes.")
+    @Flag(name: [.short, .long], help: "Say only warnings and errors on stderr: no progress, no notes.")
     var quiet = false
 
     /// The level records must reach: `--log-level`, raised to `warning` by `--quiet`.

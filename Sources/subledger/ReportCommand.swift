@@ -28,7 +28,7 @@ struct ReportCommand: LoggingCommand {
     func run() throws {
         let store = try ledger.openForReading()
         let outcome = try report.makeJob(progress: progress).runReporting(ledger: store)
-        outcome.warnAboutGaps(logger: logger)
+        outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
     }
 }
@@ -39,7 +39,7 @@ struct ReportArguments: ParsableArguments {
     var out = "Reports"
 
     @Option(name: .customLong("as-of"),
-            help: ArgumentHelp("Cut everything at this instant (RFC 3339, or epoch milliseconds). Default: the latest time a store said anything in the ledger.", valueName: "TIME"))
+            help: ArgumentHelp("Cut everything at this instant: RFC 3339, a date YYYY-MM-DD (the end of that day in --timezone) or epoch milliseconds. Default: the latest time a store said anything in the ledger.", valueName: "TIME"))
     var asOf: String?
 
     @Option(help: ArgumentHelp("IANA time zone whose calendar months the reports use.", valueName: "TZ"))
@@ -80,13 +80,32 @@ struct ReportArguments: ParsableArguments {
         return zone
     }
 
+    /// `--as-of` in ms UTC: RFC 3339, a date `YYYY-MM-DD` (the end of that day in `--timezone`, cli.md), or epoch
+    /// milliseconds.
     func asOfValue() throws -> Millis? {
         guard let asOf else { return nil }
         if let millis = Int64(asOf) { return millis }
-        guard let millis = RFC3339.millis(asOf) else {
-            throw CommandFailure.usage("--as-of '\(asOf)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z) or epoch milliseconds")
-        }
-        return millis
+        if let millis = RFC3339.millis(asOf) { return millis }
+        if let millis = try Self.endOfDay(asOf, in: timeZoneValue()) { return millis }
+        throw CommandFailure.usage("""
+            --as-of '\(asOf)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z), a date (2024-04-30: the end of \
+            that day in --timezone) or epoch milliseconds
+            """)
+    }
+
+    /// The last millisecond of the calendar day `YYYY-MM-DD` in `zone` (the instant before the next day
+    /// starts there, DST days included); `nil` when `text` is no such date.
+    static func endOfDay(_ text: String, in zone: TimeZone) -> Millis? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.dateComponents([.year, .month, .day], from: start) == DateComponents(year: year, month: month, day: day),
+              let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: start)) else { return nil }
+        return Millis((next.timeIntervalSince1970 * 1000).rounded()) - 1
     }
 
     func formats() throws -> Set<ReportJob.Format> {

@@ -29,7 +29,7 @@ struct RunCommand: LoggingCommand {
         let job = try report.makeJob(progress: progress)
         let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json, progress: progress)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
-        outcome.warnAboutGaps(logger: logger)
+        outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if ingested.needsAttention { throw ExitCode(1) }
