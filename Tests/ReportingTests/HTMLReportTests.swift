@@ -436,6 +436,34 @@ private enum HTMLKeyCount {
         #expect(html.contains("<span class=\"what\">all in USD</span>"))
     }
 
+    /// What makes the figures understate is a banner at the top (issue 15, item 7): examples.md's subscriptions
+    /// without the price list leave A's and C's Apple charges unpriced; with a month's FX rate missing, the
+    /// amounts in the reporting currency are incomplete. The banner's counts are sums of the CSV column.
+    @Test func bannersSayWhatTheFiguresLeaveOut() throws {
+        let unpriced = try engineTables(WorkedExample.histories, asOf: WorkedExample.asOf)
+        #expect(unpriced.unpricedTransactions > 0)
+        let page = HTMLReport.render(unpriced, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        let banner = try #require(page.components(separatedBy: "<p class=\"banner\" id=\"warning-unpriced\"").dropFirst().first?
+            .components(separatedBy: "</p>").first)
+        let figures = pageFigures("<p" + banner + "</p>")
+        #expect(figures.first?.text == String(unpriced.unpricedTransactions))
+        #expect(figures.dropFirst().map { "\($0.attributes["data-key-platform"] ?? "") \($0.attributes["data-key-product-id"] ?? "") \($0.text)" }
+                == unpriced.unpricedProducts.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" })
+        for figure in figures { #expect(expectedText(figure, unpriced.texts) == figure.text) }
+        #expect(banner.contains("--prices FILE"))
+        let priced = HTMLReport.render(try WorkedExample.tables(), ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
+                                       generatedBy: "x")
+        #expect(!priced.contains("class=\"banner\""))
+
+        let fx = try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0068\n2024-02,JPY,0.0067\n")
+        var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
+                                                          reportingCurrency: "USD", fxRates: fx))
+        for history in WorkedExample.histories { engine.add(history) }
+        let converted = HTMLReport.render(engine.finish(), ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
+                                          generatedBy: "x")
+        #expect(converted.contains("id=\"warning-fx\" role=\"note\"><strong>Amounts in USD are incomplete.</strong> No FX rate for 2024-03 JPY, 2024-04 JPY:"))
+    }
+
     /// A month is complete once its last millisecond is at or before the (inclusive) as-of time, in the reporting
     /// time zone: examples.md's as-of 2024-04-30T23:59:59.999Z completes April; one millisecond earlier it does not;
     /// 2024-03-01T00:00Z is still February in New York.
