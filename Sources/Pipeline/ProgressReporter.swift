@@ -62,17 +62,20 @@ public final class ProgressLine: Sendable {
 
     private let output: ProgressOutput
     private let interval: Duration
-    private let clock = ContinuousClock()
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let state: Mutex<State>
     /// Where the live line is written (stderr; a test collects it).
     private let writeLive: @Sendable (String) -> Void
 
+    /// A line for `output`; `writeLive` and `now` are stderr and the clock, replaced by tests.
     public init(output: ProgressOutput,
-                writeLive: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+                writeLive: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.output = output
         self.writeLive = writeLive
+        self.now = now
         interval = output.isTerminal ? Self.liveInterval : Self.loggedInterval
-        state = Mutex(State(last: clock.now))
+        state = Mutex(State(last: now()))
     }
 
     /// Shows the figures when the interval has passed since the last line (or since the start): the figures are
@@ -80,8 +83,9 @@ public final class ProgressLine: Sendable {
     public func show(_ figures: @autoclosure () -> ProgressFigures) {
         guard output.showsProgress else { return }
         state.withLock { state in
-            guard clock.now - state.last >= interval else { return }
-            state.last = clock.now
+            let time = now()
+            guard time - state.last >= interval else { return }
+            state.last = time
             let figures = figures()
             if output.isTerminal {
                 writeLive("\r\u{1B}[K\(figures.text)")
