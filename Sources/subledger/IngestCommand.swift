@@ -89,7 +89,8 @@ struct IngestCommand: LoggingCommand {
         Exit 1 when some input was quarantined, damaged or skipped.
 
         Example:
-          subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
+          subledger ingest --db ledger.sqlite --bundle-id com.example.app \\
+            --package-name com.example.app archives/
         """)
 
     @OptionGroup var ledger: LedgerOptions

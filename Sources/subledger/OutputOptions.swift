@@ -7,7 +7,7 @@ import Pipeline
 /// whatever these say.
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("log-level"),
-            help: ArgumentHelp("What to say on stderr: trace, debug, info, notice, warning, error or critical. info (the default) has progress, notes and warnings; debug adds the technical detail of failures.",
+            help: ArgumentHelp("How much to say on stderr: info has progress, notes and warnings; debug adds the technical detail of failures.",
                                valueName: "LEVEL"))
     var logLevel: Logger.Level = .info
 
@@ -20,7 +20,11 @@ struct OutputOptions: ParsableArguments {
     /// The logger of `command`: stderr, logfmt when stderr is not a terminal (see ``StandardErrorLogHandler``),
     /// every record tagged `command=NAME`.
     func logger(command: String) -> Logger {
-        let level = level
+        Self.logger(command: command, level: level)
+    }
+
+    /// The logger of `command` at `level`.
+    static func logger(command: String, level: Logger.Level) -> Logger {
         var logger = Logger(label: "subledger") { _ in StandardErrorLogHandler(level: level) }
         logger[metadataKey: "command"] = .string(command)
         return logger

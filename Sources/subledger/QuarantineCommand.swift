@@ -15,8 +15,9 @@ struct QuarantineCommand: LoggingCommand {
         before payloads were kept quarantined) and raw_size. \
         Reasons: \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", ")).
 
-        Example:
-          subledger quarantine --db ledger.sqlite --reason bad_signature --export bad.ndjson
+        Examples:
+          subledger quarantine --db ledger.sqlite --reason bad_signature
+          subledger quarantine --db ledger.sqlite --export quarantine.ndjson
         """)
 
     @OptionGroup var ledger: LedgerOptions

@@ -11,13 +11,17 @@ struct ReportCommand: LoggingCommand {
         commandName: "report",
         abstract: "Compute every metric from the ledger and write the reports.",
         discussion: """
-        Writes subscriptions_monthly.csv, revenue_monthly.csv, retention_cohorts.csv, trial_conversion.csv, \
-        grace_recovery.csv, summary.json and report.html into --out. The same ledger and options always give \
-        byte-identical CSV and JSON files (but summary.json's generated_by).
+        Writes subscriptions_monthly.csv, revenue_monthly.csv, mrr_movements.csv, retention_cohorts.csv, \
+        trial_conversion.csv, grace_recovery.csv, summary.json and report.html into --out, then a summary of \
+        the last complete month on stdout. What makes the figures understate (transactions with no price: \
+        pass --prices; months without an FX rate) is a warning on stderr and in summary.json's warnings. The \
+        same ledger and options always give byte-identical CSV and JSON files (but summary.json's \
+        generated_by). Exit 2 when the ledger needs `subledger reprocess` first.
 
         Examples:
           subledger report --db ledger.sqlite --out Reports --prices prices.csv
-          subledger report --as-of 2024-04-30T23:59:59.999Z --timezone Asia/Tokyo --currency USD --fx-rates fx.csv
+          subledger report --db ledger.sqlite --as-of 2024-04-30 \\
+            --timezone Asia/Tokyo --currency USD --fx-rates fx.csv
         """
     )
 

@@ -16,11 +16,14 @@ struct ReprocessCommand: LoggingCommand {
         do it by themselves first). Give the verification options of your nightly job: records are verified \
         again with them. A ledger written by the release before payloads were kept is upgraded: its archives \
         are read again from the paths it recorded, and every file that is gone or changed is named (exit 1) so \
-        that you can ingest it again. Killed at any point, running it again finishes the work.
+        that you can ingest it again. Killed at any point, running it again finishes the work. A summary goes \
+        to stdout (with --json, one JSON object instead, and the summary to stderr).
 
         Examples:
-          subledger reprocess --db ledger.sqlite --quarantined --apple-root-ca AppleRootCA-G3.cer
-          subledger reprocess --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app
+          subledger reprocess --db ledger.sqlite --quarantined \\
+            --apple-root-ca AppleRootCA-G3.cer
+          subledger reprocess --db ledger.sqlite --bundle-id com.example.app \\
+            --package-name com.example.app
         """)
 
     @OptionGroup var ledger: LedgerOptions

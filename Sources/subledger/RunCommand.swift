@@ -7,13 +7,16 @@ struct RunCommand: LoggingCommand {
         abstract: "The nightly job: ingest the inputs, then write every report.",
         discussion: """
         Takes the options of `ingest` and of `report`. Files already ingested unchanged are skipped, so running \
-        it every night over the whole archive folder reads only what is new. Exit 1 when some input was \
-        quarantined or damaged in this run (the reports are still written). With --json, stdout holds only the \
-        ingest counts as one JSON object (as `ingest --json`) and the report summary goes to stderr.
+        it every night over the whole archive folder reads only what is new. The ingest and report summaries \
+        go to stdout; progress, warnings and errors to stderr (key=value lines when stderr is not a terminal). \
+        Exit 1 when some input was quarantined, damaged or skipped in this run (the reports are still written). \
+        With --json, stdout holds only the ingest counts as one JSON object (as `ingest --json`) and both \
+        summaries go to stderr.
 
-        Example:
+        Examples:
           subledger run --db ledger.sqlite --out Reports --prices prices.csv archives/
-          subledger run --timezone Europe/Berlin --apple-root-ca root.der archives/2025-06-*.ndjson.gz
+          subledger run --db ledger.sqlite --timezone Europe/Berlin \\
+            --apple-root-ca root.der 'archives/2025-06-*.ndjson.gz'
         """
     )
 

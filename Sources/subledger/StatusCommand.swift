@@ -20,7 +20,7 @@ struct StatusCommand: LoggingCommand {
 
         Examples:
           subledger status --db ledger.sqlite --json
-          subledger status --db ledger.sqlite --record archives/2024-03-01.ndjson.gz:17
+          subledger status --db ledger.sqlite --record daily/2024-03-01.ndjson.gz:17
           subledger status --db ledger.sqlite --subscription 2000000512345678
         """)
 

@@ -10,11 +10,14 @@ struct Subledger: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Batch ETL and revenue reports for App Store and Google Play subscriptions.",
         discussion: """
-        Reads archived store payloads into a SQLite ledger and computes churn, retention, trial conversion, \
-        billing-issue recovery and revenue as CSV, JSON and HTML.
+        Reads archived store payloads into a ledger (an SQLite file, or PostgreSQL) and computes churn, \
+        retention, trial conversion, billing-issue recovery, revenue and MRR movements as CSV, JSON and HTML. \
+        Data and summaries go to stdout; progress, warnings and errors to stderr (key=value lines with a time \
+        when stderr is not a terminal; --log-level, --quiet).
 
-        Exit codes: 0 all good; 1 finished, but some input was quarantined or damaged; 2 usage or configuration \
-        error; 3 could not finish.
+        Exit codes: 0 all good; 1 finished, but some input was quarantined, damaged or skipped (the summary \
+        says what); 2 usage or configuration error (fix the command, a file or the ledger, then run again); \
+        3 could not finish (disk full, database server gone: run again; nothing half-written stays).
 
         Example (the nightly job):
           subledger run --db ledger.sqlite --out Reports --prices prices.csv archives/
@@ -34,7 +37,8 @@ struct Subledger: ParsableCommand {
         } catch {
             exitForCommandLine(error)
         }
-        let logger = (command as? any LoggingCommand)?.logger ?? OutputOptions().logger(command: "subledger")
+        // `help` (and `--help` after a subcommand) parses as ArgumentParser's own command, which has no options.
+        let logger = (command as? any LoggingCommand)?.logger ?? OutputOptions.logger(command: "subledger", level: .info)
         let failure: CommandFailure
         do {
             try command.run()
@@ -43,6 +47,9 @@ struct Subledger: ParsableCommand {
             Foundation.exit(exit.rawValue)
         } catch let known as CommandFailure {
             failure = known
+        } catch where exitCode(for: error) != .failure {
+            // ArgumentParser's own (the help it was asked for, a validation error): as on the command line.
+            exitForCommandLine(error)
         } catch {
             failure = .unexpected(error)
         }
