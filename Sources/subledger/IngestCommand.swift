@@ -27,13 +27,23 @@ struct VerificationOptions: ParsableArguments {
     /// A root file that is missing or not a certificate is a usage error (exit 2).
     func makeTranslator() throws -> RecordTranslator {
         var roots: [[UInt8]] = []
-        for path in appleRootCAs { roots += try Self.certificates(in: path) }
+        var files: [String] = []
+        for path in appleRootCAs {
+            let certificates = try Self.certificates(in: path)
+            roots += certificates
+            files += Array(repeating: path, count: certificates.count)
+        }
         let apple: AppStoreTranslator
         do {
             apple = try AppStoreTranslator(trustedRoots: roots.isEmpty ? AppStoreTranslator.appleRootCAG3 : roots,
                                            bundleIds: Set(bundleIds))
         } catch {
-            throw CommandFailure.usage("--apple-root-ca: \(error.description)")
+            // The X.509 parser's own words (type names, source lines) are for the debug log.
+            guard case .unparsableRoot(let index, let reason) = error, files.indices.contains(index) else {
+                throw CommandFailure.usage("--apple-root-ca: \(error.description)")
+            }
+            throw CommandFailure.usage("--apple-root-ca \(files[index]): not a valid X.509 certificate (DER, or PEM blocks of one)",
+                                       detail: reason)
         }
         return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames)))
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Facts
 import Foundation
 import Ingest
+import Ledger
 import Pipeline
 import Reporting
 
@@ -49,7 +50,8 @@ struct ReprocessCommand: LoggingCommand {
         let summary = outcome.summaryLines.joined(separator: "\n")
         if json {
             FileHandle.standardError.write(Data((summary + "\n").utf8))
-            let statistics = try ledger.openForReading().statistics()
+            let statistics: IngestStatistics
+            do { statistics = try ledger.openForReading().statistics() } catch let error as LedgerError { throw CommandFailure.ledger(error) }
             let unreadable = outcome.unreadable.map { file -> JSON in
                 .object(JSONObject([("file", .string(file.path)), ("reason", .string(file.reason))]))
             }
