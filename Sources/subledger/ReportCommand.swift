@@ -64,7 +64,7 @@ struct ReportArguments: ParsableArguments {
     func validate() throws {
         if currency != nil, fxRates == nil { throw ValidationError("--currency needs --fx-rates FILE (the rates to convert with)") }
         if fxRates != nil, currency == nil { throw ValidationError("--fx-rates needs --currency X (the reporting currency)") }
-        if let currency, !Locale.isoCurrencyCodes.contains(currency.uppercased()) {
+        if let currency, !Locale.Currency.isoCurrencies.contains(where: { $0.identifier == currency.uppercased() }) {
             throw ValidationError("--currency \(currency) is not an ISO 4217 currency code: give three letters such as USD, EUR or JPY")
         }
         do {
