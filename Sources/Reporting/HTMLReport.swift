@@ -7,8 +7,9 @@ import SubscriptionMetrics
 /// each with a text summary and the table of its numbers.
 ///
 /// Every number on the page is a CSV cell's text from ``ReportTables/texts`` (the rows the CSV and JSON writers
-/// render), or an exact decimal sum of such cells within one currency; each carries `data-*` attributes naming
-/// its source (see `HTMLSource`), so tests and `scripts/browser-check.sh` compare it with the CSV. The page has
+/// render), a rate cell written as a percentage (or the numerator of a rate), or an exact decimal sum of such
+/// cells within one currency; each carries `data-*` attributes naming its source and form (see `HTMLSource`), so
+/// tests and `scripts/browser-check.sh` compare it with the CSV. The page has
 /// no script, no external reference, and the same input always gives the same bytes (but `generatedBy`).
 public enum HTMLReport {
     /// - Parameters:
@@ -36,7 +37,8 @@ public enum HTMLReport {
         for section in all { out += section.html() + "\n" }
         out += "</main>\n<footer><p>Definitions: metrics.md. Months are calendar months in " + HTMLText.escape(timeZone.reportName)
             + "; the last month shown runs to the as-of time. Every figure is the text of the matching cell in the CSV files"
-            + " beside this page (revenue per currency: the sum of its rows); hover a bar or point for its value.</p></footer>\n"
+            + " beside this page (rates: that fraction as a percentage, rounded to a tenth; revenue per currency: the sum of"
+            + " its rows); hover a bar, point or cell for its value.</p></footer>\n"
         return out + "</body>\n</html>\n"
     }
 

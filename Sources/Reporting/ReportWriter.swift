@@ -17,9 +17,15 @@ public struct ReportWriter: Sendable {
         self.directory = directory
     }
 
+    /// Creates the output directory when missing: `run` does it before a long ingest, so that an `--out` that
+    /// cannot be made is said at once, not after the work.
+    public func prepare() throws(ReportWriteError) {
+        try Self.makeDirectory(directory)
+    }
+
     /// Writes `files` (name, UTF-8 contents).
     public func write(_ files: [(name: String, contents: String)]) throws(ReportWriteError) {
-        try Self.makeDirectory(directory)
+        try prepare()
         let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         var written: [(temporary: String, final: String)] = []
         func cleanUp() {

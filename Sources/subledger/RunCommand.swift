@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Pipeline
+import Reporting
 
 struct RunCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +32,8 @@ struct RunCommand: LoggingCommand {
 
     func run() throws {
         let job = try report.makeJob(progress: progress)
+        // An --out that cannot be made is a usage error before the ingest, not after it.
+        do { try ReportWriter(directory: report.out).prepare() } catch { throw CommandFailure.report(.write(error)) }
         let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json, progress: progress)
         let outcome = try job.runReporting(ledger: try ledger.openForReading())
         outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)

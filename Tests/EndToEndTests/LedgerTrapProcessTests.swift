@@ -161,5 +161,9 @@ struct LedgerTrapProcessTests {
             for raw in Self.rawTexts { #expect(!result.stderr.contains(raw), "\(arguments): \(result.stderr)") }
         }
         #expect(try String(contentsOfFile: directory.file("file"), encoding: .utf8) == "a file")
+        // `run` says so before its ingest, not after it: nothing was read into the ledger.
+        let early = try SubledgerProcess.run(["run", "--db", "fresh.sqlite", "--out", "file/reports", "a.ndjson"], in: directory, tag: "early")
+        #expect(early.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("fresh.sqlite")), "\(early.stderr)")
     }
 }
