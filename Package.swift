@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",
+            .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

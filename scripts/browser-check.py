@@ -8,7 +8,9 @@ Reads the DOM Chromium dumped (--dump-dom) and its console log, and fails when:
   - a number on the page differs from its CSV cell: every element carrying data-col names its source with
     data-table and data-key-<column> attributes (one CSV row), or data-sum (the exact sum over the rows the
     keys select, of data-col minus data-minus when given, times data-times when given: net new MRR, ARR);
-    see Sources/Reporting/HTMLSource.swift;
+    data-format="percent" shows the cell as a percentage (x 100, one decimal, half away from zero, then "%"),
+    data-format="numerator" shows the count n with n / data-denominator (a column of the row) equal to the rate
+    cell; see Sources/Reporting/HTMLSource.swift;
   - a CSV row a chart must show is not on the page (every total row of subscriptions_monthly, every row of
     retention_cohorts, trial_conversion and grace_recovery, every month and currency of revenue_monthly, every
     row of mrr_movements, or with converted columns every month and platform of it).
@@ -21,11 +23,11 @@ import csv
 import os
 import re
 import sys
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from html.parser import HTMLParser
 
-CHART_IDS = ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials", "chart-grace",
-             "chart-revenue", "chart-mrr"]
+CHART_IDS = ["chart-active", "chart-churn", "chart-movement", "chart-products", "chart-retention", "chart-trials",
+             "chart-grace", "chart-revenue", "chart-mrr"]
 KEYS = {
     "subscriptions_monthly": ["month", "platform", "product_id"],
     "revenue_monthly": ["month", "platform", "product_id", "currency"],
@@ -109,6 +111,21 @@ def read_tables(directory):
     return tables
 
 
+def percent(cell):
+    """The page's text of a rate cell as a percentage: '0.057471' -> '5.7%', '' -> ''."""
+    if cell == "":
+        return ""
+    value = (Decimal(cell) * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return ("0.0" if value == 0 else str(value)) + "%"
+
+
+def rate_text(numerator, denominator):
+    """A rate as the CSV writes it (six decimals), '' for a zero denominator."""
+    if denominator == 0:
+        return ""
+    return "%.6f" % (numerator / denominator)
+
+
 def check_figure(figure, tables):
     """None when the figure shows its source's value, else a description of the difference."""
     attrs, text = figure["attrs"], figure["text"].strip()
@@ -141,6 +158,28 @@ def check_figure(figure, tables):
         return f"{where}: key columns {sorted(key)} are not the table's key {KEYS[table]}"
     if len(rows) != 1:
         return f"{where}: {len(rows)} CSV rows match, expected exactly 1"
+    form = attrs.get("data-format")
+    if form == "percent":
+        try:
+            expected = percent(rows[0][column])
+        except InvalidOperation:
+            return f"{where}: the CSV cell {rows[0][column]!r} is not a rate"
+        if expected != text:
+            return f"{where}: page shows {text!r}, the CSV cell {rows[0][column]!r} as a percentage is {expected!r}"
+        return None
+    if form == "numerator":
+        denominator = attrs.get("data-denominator", "")
+        if denominator not in rows[0]:
+            return f"{where}: no denominator column {denominator!r}"
+        if not re.match(r"^\d+$", text):
+            return f"{where}: page shows {text!r}, not a count"
+        shown = rate_text(int(text), int(rows[0][denominator]))
+        if shown != rows[0][column]:
+            return (f"{where}: page shows {text!r} of {denominator} {rows[0][denominator]}, which is the rate {shown!r},"
+                    f" CSV has {rows[0][column]!r}")
+        return None
+    if form is not None:
+        return f"{where}: unknown data-format {form!r}"
     if rows[0][column] != text:
         return f"{where}: page shows {text!r}, CSV has {rows[0][column]!r}"
     return None
@@ -167,7 +206,7 @@ def coverage(figures, tables):
     missing = []
     required = [
         ("subscriptions_monthly", "churn_rate", lambda row: row["product_id"] == "all" and row["platform"] == "all"),
-        ("subscriptions_monthly", "active_end", lambda row: row["product_id"] == "all"),
+        ("subscriptions_monthly", "active_end", lambda row: True),
         ("retention_cohorts", "retention_rate", lambda row: True),
         ("trial_conversion", "conversion_rate", lambda row: True),
         ("grace_recovery", "recovery_rate", lambda row: True),
@@ -181,6 +220,22 @@ def coverage(figures, tables):
     for row in tables.get("revenue_monthly", []):
         if row["currency"] and key_of(row, ["month", "currency"]) not in sums:
             missing.append(f"revenue_monthly.csv month {row['month']} currency {row['currency']}: gross total not on the page")
+    # With --currency: every month whose rows all have a rate, totalled in the reporting currency.
+    revenue = tables.get("revenue_monthly", [])
+    if revenue and "gross_converted" in revenue[0]:
+        converted = shown.get(("revenue_monthly", "gross_converted", True), set())
+        rated = {}
+        for row in revenue:
+            key = key_of(row, ["month"])
+            rated[key] = rated.get(key, True) and row["gross_converted"] != ""
+        for key, complete in rated.items():
+            if complete and key not in converted:
+                missing.append(f"revenue_monthly.csv {dict(key)}: gross_converted total not on the page")
+    # Unpriced transactions: the banner names each product with its count.
+    unpriced = shown.get(("revenue_monthly", "unpriced_transactions", True), set())
+    for row in revenue:
+        if row["unpriced_transactions"] not in ("", "0") and key_of(row, ["platform", "product_id"]) not in unpriced:
+            missing.append(f"revenue_monthly.csv {row['platform']} {row['product_id']}: unpriced transactions not in the banner")
     # MRR movements: every row's mrr_end in its currency's waterfall table; with --currency, every month and
     # platform whose rows all have a rate in the platform's converted waterfall.
     movements = tables.get("mrr_movements", [])

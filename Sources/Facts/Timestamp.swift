@@ -43,6 +43,20 @@ public enum Timestamp {
         return scaleOverflow || addOverflow ? nil : result
     }
 
+    /// `2024-05-01T08:59:59.999+09:00`: the instant as the wall clock of a zone `offsetSeconds` east of UTC
+    /// shows it, with that offset (`Z` when it is 0), milliseconds kept: the same instant as ``rfc3339(_:)``.
+    /// RFC 3339 offsets are whole minutes, so an offset with seconds (local mean time before 1972) is taken to
+    /// the minute, for the wall time and the offset alike.
+    public static func rfc3339(_ instant: Millis, offsetSeconds: Int) -> String {
+        let minutes = Int64(offsetSeconds) / 60
+        guard minutes != 0 else { return rfc3339(instant) }
+        let (shifted, overflow) = instant.addingReportingOverflow(minutes * 60_000)
+        guard !overflow else { return rfc3339(instant) }
+        let local = rfc3339(shifted).dropLast()
+        let magnitude = abs(minutes)
+        return local + (minutes < 0 ? "-" : "+") + pad(magnitude / 60, 2) + ":" + pad(magnitude % 60, 2)
+    }
+
     /// Gregorian date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
     private static func civil(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
         let z = daysSinceEpoch + 719_468

@@ -19,9 +19,11 @@ public struct FileFingerprint: Sendable, Hashable {
 
     /// Hashes the file in 1 MiB chunks: memory stays constant whatever the file's size.
     public static func of(path: String) throws(LedgerError) -> FileFingerprint {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw LedgerError(kind: .unreadableFile, path: path, message: "cannot open the file for reading")
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw LedgerError(kind: .unreadableFile, path: path, message: "cannot open the file for reading: \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         var hasher = SHA256()
         var size: Int64 = 0
@@ -31,7 +33,8 @@ public struct FileFingerprint: Sendable, Hashable {
                 size += Int64(chunk.count)
             }
         } catch {
-            throw LedgerError(kind: .unreadableFile, path: path, message: "read failed: \(error.localizedDescription)")
+            throw LedgerError(kind: .unreadableFile, path: path, message: "cannot read the file (an I/O error)",
+                              detail: String(describing: error))
         }
         return FileFingerprint(path: path, size: size, sha256: hasher.finalize().hexString)
     }

@@ -30,11 +30,15 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     /// What went wrong, in words a user can act on.
     public var message: String
+    /// What a maintainer needs besides the message: the statement that failed, the engine's own words. Never part
+    /// of ``message`` or ``description`` (users are not shown SQL); the CLI logs it at debug level.
+    public var detail: String?
 
-    public init(kind: Kind, path: String, message: String) {
+    public init(kind: Kind, path: String, message: String, detail: String? = nil) {
         self.kind = kind
         self.path = path
         self.message = message
+        self.detail = detail
     }
 
     public var description: String { "\(path): \(message)" }

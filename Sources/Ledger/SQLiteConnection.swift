@@ -65,7 +65,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: "\(text) (while running \(sql.prefix(80)))")
+            throw LedgerError(kind: .sqlite(code: code), path: path, message: text, detail: "while running \(sql.prefix(200))")
         }
     }
 
@@ -78,8 +78,9 @@ final class SQLiteConnection {
         try SQLiteStatement(connection: self, sql: sql)
     }
 
+    /// The error of a failed call: SQLite's own message, with `context` (the statement) kept as the detail.
     func error(_ code: Int32, context: String) -> LedgerError {
         let text = String(cString: sqlite3_errmsg(handle))
-        return LedgerError(kind: .sqlite(code: code), path: path, message: "\(text) (\(context))")
+        return LedgerError(kind: .sqlite(code: code), path: path, message: text, detail: context)
     }
 }

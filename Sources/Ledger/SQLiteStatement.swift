@@ -13,7 +13,7 @@ final class SQLiteStatement {
         var prepared: OpaquePointer?
         let code = sqlite3_prepare_v2(connection.handle, sql, -1, &prepared, nil)
         guard code == SQLITE_OK, let prepared else {
-            throw connection.error(code, context: "preparing \(sql.prefix(80))")
+            throw connection.error(code, context: "preparing \(sql.prefix(200))")
         }
         self.handle = prepared
         self.connection = connection
@@ -55,7 +55,7 @@ final class SQLiteStatement {
     func run() throws(LedgerError) {
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE || code == SQLITE_ROW else {
-            throw connection.error(code, context: "running \(sql.prefix(80))")
+            throw connection.error(code, context: "running \(sql.prefix(200))")
         }
     }
 
@@ -64,7 +64,7 @@ final class SQLiteStatement {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
-        throw connection.error(code, context: "reading \(sql.prefix(80))")
+        throw connection.error(code, context: "reading \(sql.prefix(200))")
     }
 
     /// Number of rows the last `run()` changed.
@@ -90,7 +90,7 @@ final class SQLiteStatement {
     }
 
     private func check(_ code: Int32) throws(LedgerError) {
-        guard code == SQLITE_OK else { throw connection.error(code, context: "binding \(sql.prefix(80))") }
+        guard code == SQLITE_OK else { throw connection.error(code, context: "binding \(sql.prefix(200))") }
     }
 
     private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }

@@ -28,20 +28,16 @@ final class IngestBatchQueue: @unchecked Sendable {
             case damaged(String)
         }
 
-        /// Size of the record as read, in bytes (for progress).
-        let size: Int
         var outcome: Outcome
         /// For a record from the reprocess queue: its place there, removed once its new outcome is written.
         let dequeue: QueuedRecord.ID?
 
         init(_ raw: RawRecord) {
-            size = raw.bytes.count
             outcome = .read(raw)
             dequeue = nil
         }
 
         init(_ queued: QueuedRecord) {
-            size = queued.payload.bytes.count
             outcome = .queued(queued)
             dequeue = queued.id
         }

@@ -44,7 +44,7 @@ public struct IngestJob {
     /// A job writing into `ledger` (created when missing); `lockTimeout` is how long it waits for another writer
     /// of the same ledger to finish before giving up with ``IngestError/busy``.
     public init(ledger: LedgerLocation, parser: RecordParser, translator: RecordTranslator,
-                progress: ProgressOutput = .standardError, lockTimeout: Duration = .seconds(60)) {
+                progress: ProgressOutput = .none, lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
         self.parser = parser
         self.translator = translator
@@ -121,13 +121,5 @@ extension IngestError {
         } catch {
             throw .ledger(error)
         }
-    }
-}
-
-extension ProgressOutput {
-    /// One line on stderr about what the run is doing (nothing with ``none``).
-    func say(_ text: String) {
-        guard self == .standardError else { return }
-        FileHandle.standardError.write(Data("\(text)\n".utf8))
     }
 }

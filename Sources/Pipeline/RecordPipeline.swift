@@ -79,6 +79,15 @@ struct RecordPipeline {
     /// Runs `sources` through the stages into `ledger`, on this thread as the store.
     func run(_ sources: [RecordSource], into ledger: any LedgerStore) throws(LedgerError) -> PipelineTally {
         var reporter = ProgressReporter(output: progress, label: label)
+        // The input files' sizes, for the share of bytes done (a file that cannot be stat'ed counts 0).
+        var sizes: [String: Int64] = [:]
+        for source in sources {
+            switch source {
+            case .queue: break
+            case .manifestFiles(let files): for file in files { sizes[file.path] = file.size }
+            case .inputs(let files, _): for path in files { sizes[path] = Self.size(of: path) }
+            }
+        }
         reporter.filesTotal = sources.reduce(0) { total, source in
             switch source {
             case .queue: total
@@ -86,6 +95,7 @@ struct RecordPipeline {
             case .inputs(let files, _): total + files.count
             }
         }
+        reporter.bytesTotal = sizes.values.reduce(0, +)
         var tally = PipelineTally()
         let workers = max(workers, 1)
         let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
@@ -103,23 +113,23 @@ struct RecordPipeline {
                     // Listed a moment ago, unreadable now (permissions, removed): reported like a damaged file.
                     tally.statistics.files += 1
                     tally.statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
-                    reporter.filesDone += 1
+                    reporter.fileDone(size: sizes[path] ?? 0)
                 case .skipped(let file):
                     tally.unchanged.append(file.path)
-                    reporter.filesDone += 1
+                    reporter.fileDone(size: file.size)
                 case .copy(let file, let original):
                     tally.copies.append((file.path, original))
-                    reporter.filesDone += 1
+                    reporter.fileDone(size: file.size)
                 case .gone(let path, let reason):
                     try transaction.open()
                     try ledger.markUnreadable(path: path, reason: reason)
                     tally.unreadable.append((path, reason))
-                    reporter.filesDone += 1
+                    reporter.fileDone(size: sizes[path] ?? 0)
                 case .begin(let file):
                     try ingest(file, from: &queue, into: &transaction, writeBatch: writeBatch, tally: &tally,
                                reporter: &reporter)
                     tally.statistics.files += 1
-                    reporter.filesDone += 1
+                    reporter.fileDone(size: file.size)
                 case .batch(let records):
                     try transaction.open()
                     for record in records { try queued.add(record) }
@@ -129,7 +139,6 @@ struct RecordPipeline {
                         try transaction.written(count) {}
                     }
                     reporter.records += records.count
-                    reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
                 case .failed(let error):
                     throw error
                 case .end:
@@ -149,8 +158,15 @@ struct RecordPipeline {
             // stopped before the error propagates.
             ledger.rollbackTransaction()
             queue.cancelAndWait()
+            reporter.abandon()
             throw error
         }
+    }
+
+    /// The size of the file at `path` in bytes (following symlinks); 0 when it cannot be stat'ed.
+    private static func size(of path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
@@ -173,7 +189,6 @@ struct RecordPipeline {
                     }
                 }
                 reporter.records += records.count
-                reporter.bytes += records.reduce(0) { $0 + Int64($1.size) }
                 reporter.tick()
             case .end(let result):
                 try store.flush()

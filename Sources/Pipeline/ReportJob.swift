@@ -103,9 +103,9 @@ public struct ReportJob {
         do {
             try ReportWriter(directory: (path as NSString).deletingLastPathComponent.isEmpty ? "."
                                 : (path as NSString).deletingLastPathComponent)
-                .write(bytes: [((path as NSString).lastPathComponent, Data(partial.encoded()))])
+                .write(bytes: [((path as NSString).lastPathComponent, partial.encoded())])
         } catch {
-            throw ReportJobError.write(error.description)
+            throw ReportJobError.write(error)
         }
     }
 
@@ -157,9 +157,22 @@ public struct ReportJob {
         do {
             try ReportWriter(directory: settings.outputDirectory).write(files)
         } catch {
-            throw ReportJobError.write(error.description)
+            throw .write(error)
         }
         return Outcome(tables: tables, asOf: asOf, ingest: ingest, files: files.map(\.name))
+    }
+
+    /// Progress of the pass over the ledger: subscriptions done and their rate (the total is not known before
+    /// the pass).
+    static func figures(subscriptions: Int, since started: ContinuousClock.Instant) -> ProgressFigures {
+        let rate = ProgressRate(since: started)
+        var text = "report: \(subscriptions) subscriptions"
+        var fields: [(key: String, value: String)] = [("command", "report"), ("subscriptions", String(subscriptions))]
+        if let perSecond = rate.perSecond(subscriptions) {
+            text += ", \(perSecond) subscriptions/s"
+            fields.append(("subscriptions_per_second", String(perSecond)))
+        }
+        return ProgressFigures(text: text, fields: fields)
     }
 
     /// The contents of every requested file, in a fixed order.
@@ -187,20 +200,20 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     /// would mix two rule versions (a usage problem: `subledger reprocess` fixes it).
     case stale(String)
     /// The ledger could not be read.
-    case ledger(String)
+    case ledger(LedgerError)
     /// A partial-state file (or a set of them) cannot be merged, and why (a usage problem).
     case partial(String, String)
     /// A report file could not be written; the previous reports were left as they were.
-    case write(String)
+    case write(ReportWriteError)
 
     public var description: String {
         switch self {
         case .emptyLedger: "the ledger holds no data yet: run `subledger ingest` first, or give --as-of"
         case .stale(let location):
             "\(location): the ledger's facts were made by an earlier version of subledger's rules (or a reprocess was interrupted): run `subledger reprocess --db \(location)` with your verification options (or `subledger run`), then report again"
-        case .ledger(let message): "could not read the ledger: \(message)"
+        case .ledger(let error): "could not read the ledger: \(error)"
         case .partial(let file, let reason): "--merge: \(file) \(reason)"
-        case .write(let message): "could not write the reports: \(message)"
+        case .write(let error): "could not write the reports: \(error)"
         }
     }
 }

@@ -22,8 +22,11 @@ struct ReportBasis {
             ingest = try ledger.statistics()
         } catch let error as ReportJobError {
             throw error
+        } catch let error as LedgerError {
+            throw ReportJobError.ledger(error)
         } catch {
-            throw ReportJobError.ledger(String(describing: error))
+            throw ReportJobError.ledger(LedgerError(kind: .corrupt, path: ledger.location,
+                                                    message: "the ledger could not be read", detail: String(describing: error)))
         }
         // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
         // `observed_at`), so the facts are not scanned a second time for it.
@@ -59,7 +62,7 @@ struct ReportSlices {
                 do throws(LedgerError) {
                     ledger = try location.open(.readOnly)
                 } catch {
-                    throw ReportJobError.ledger(error.description)
+                    throw ReportJobError.ledger(error)
                 }
                 result = .success(try Self.foldSlice(ledger: ledger, buckets: ranges[index], options: options,
                                                      counter: counter))
@@ -100,8 +103,12 @@ struct ReportSlices {
                 }
                 counter.count()
             }
+        } catch let error as LedgerError {
+            throw ReportJobError.ledger(error)
         } catch {
-            throw ReportJobError.ledger(String(describing: error))
+            throw ReportJobError.ledger(LedgerError(kind: .corrupt, path: ledger.location,
+                                                    message: "the ledger could not be read to its end",
+                                                    detail: String(describing: error)))
         }
         return engine
     }
@@ -111,6 +118,7 @@ struct ReportSlices {
 final class SubscriptionCounter: Sendable {
     private let line: ProgressLine
     private let done = Atomic<Int>(0)
+    private let started = ContinuousClock.now
 
     init(output: ProgressOutput) {
         line = ProgressLine(output: output)
@@ -118,11 +126,12 @@ final class SubscriptionCounter: Sendable {
 
     func count() {
         let done = done.add(1, ordering: .relaxed).newValue
-        if done % 1_000 == 0 { line.show("report: \(done) subscriptions") }
+        if done % 1_000 == 0 { line.show(ReportJob.figures(subscriptions: done, since: started)) }
     }
 
+    /// Ends the line with the final count.
     func finish() {
-        line.finish()
+        line.done(ReportJob.figures(subscriptions: done.load(ordering: .relaxed), since: started))
     }
 }
 

@@ -20,7 +20,7 @@ public struct ReprocessJob {
     public var lockTimeout: Duration
 
     public init(ledger: LedgerLocation, parser: RecordParser, translator: RecordTranslator,
-                progress: ProgressOutput = .standardError, lockTimeout: Duration = .seconds(60)) {
+                progress: ProgressOutput = .none, lockTimeout: Duration = .seconds(60)) {
         self.ledger = ledger
         self.parser = parser
         self.translator = translator

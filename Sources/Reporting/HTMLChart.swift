@@ -28,12 +28,18 @@ struct HTMLChart: Sendable {
     var categories: [String]
     var bars: [HTMLSeries] = []
     var lines: [HTMLSeries] = []
+    /// Lines on the right axis: rates, in percent (`HTMLRows.percentPoint`), ticks labelled with `%`.
     var rateLines: [HTMLSeries] = []
     var rateLabel: String = ""
     /// Ticks of the left axis at whole numbers only (counts).
     var integerTicks = true
+    /// Values the left axis must reach besides the chart's own: small multiples share one scale.
+    var sharedValues: [Double] = []
+    /// Values the right (rate) axis must reach besides the chart's own.
+    var sharedRates: [Double] = []
 
-    let width = 1000.0
+    /// The natural width in SVG units (small multiples use less).
+    var width = 1000.0
     private let plotHeight = 240.0
 
     func svg() -> String {
@@ -49,9 +55,9 @@ struct HTMLChart: Sendable {
         let bottom = top + plotHeight
         let height = bottom + (rotate ? 70 : 44) + 18
 
-        let primary = HTMLAxis(values: stackedExtremes() + lines.flatMap { $0.points.compactMap { $0?.value } },
+        let primary = HTMLAxis(values: stackedExtremes() + lines.flatMap { $0.points.compactMap { $0?.value } } + sharedValues,
                                integer: integerTicks, top: top, bottom: bottom)
-        let secondary = HTMLAxis(values: rateLines.flatMap { $0.points.compactMap { $0?.value } }, integer: false,
+        let secondary = HTMLAxis(values: rateLines.flatMap { $0.points.compactMap { $0?.value } } + sharedRates, integer: false,
                                  top: top, bottom: bottom)
         func x(_ index: Int) -> Double { left + band * (Double(index) + 0.5) }
 
@@ -70,7 +76,7 @@ struct HTMLChart: Sendable {
         if !rateLines.isEmpty {
             for tick in secondary.ticks {
                 let y = HTMLText.coordinate(secondary.y(tick))
-                out += "<text x=\"\(HTMLText.coordinate(right + 6))\" y=\"\(y)\" dy=\"0.32em\">\(HTMLText.tick(tick, step: secondary.step))</text>"
+                out += "<text x=\"\(HTMLText.coordinate(right + 6))\" y=\"\(y)\" dy=\"0.32em\">\(HTMLText.tick(tick, step: secondary.step))%</text>"
             }
             out += axisTitle(rateLabel, x: right + 44, y: (top + bottom) / 2, rotated: 90)
         }

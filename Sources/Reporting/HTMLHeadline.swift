@@ -36,19 +36,42 @@ struct HTMLHeadline: Sendable {
         out += figure("ARR (12 × MRR)", perCurrency(revenue, currencies, times: 12) + inReportingCurrency(times: 12))
         out += figure("Net new MRR (end − start)", perCurrency(sections.mrr, movementCurrencies, minus: "mrr_start")
                       + inReportingCurrency(minus: "mrr_start_converted"))
-        out += figure("Churn rate", [("", subscriptions.text(total, "churn_rate"), subscriptions.source(total, "churn_rate"))])
-        out += figure("Net churn rate", [("", subscriptions.text(total, "net_churn_rate"), subscriptions.source(total, "net_churn_rate"))])
+        // The churn rate with the two numbers it is made of: "5 of the 87 active at the start", never `churned` (6),
+        // which also counts spells that started in the month (metrics.md: one definition per figure).
+        var churnNote = ""
+        if case .value(let count, let source) = sections.churnedFromStartCell(total) {
+            churnNote = "<span class=\"value\"\(source.attributes)>\(count)</span> of the " + tagged(subscriptions, total, "active_start")
+                + " active at the start ended; " + tagged(subscriptions, total, "churned") + " paid spells ended in all"
+        }
+        out += figure("Churn rate", [("", subscriptions.percentText(total, "churn_rate"), subscriptions.source(total, "churn_rate").percent,
+                                      churnNote)])
+        out += figure("Net churn rate", [("", subscriptions.percentText(total, "net_churn_rate"),
+                                          subscriptions.source(total, "net_churn_rate").percent,
+                                          "(" + tagged(subscriptions, total, "churned") + " churned − " + tagged(subscriptions, total, "reactivated")
+                                              + " reactivated) / " + tagged(subscriptions, total, "active_start"))])
         let grace = sections.grace
-        out += figure("Billing-issue recovery rate", grace.filter(["month": month]).map {
-            (grace.text($0, "platform"), grace.text($0, "recovery_rate"), grace.source($0, "recovery_rate"))
+        // Episodes still open are not in the rate yet: the rate is provisional while any is.
+        out += figure("Billing-issue recovery rate (episodes started this month)", grace.filter(["month": month]).map { row in
+            let open: Bool = grace.text(row, "open") != "0"
+            let note: String = tagged(grace, row, "lost") + " lost, " + tagged(grace, row, "open") + " still open"
+                + (open ? ": <strong>provisional</strong>" : "")
+            return (grace.text(row, "platform"), grace.percentText(row, "recovery_rate"), grace.source(row, "recovery_rate").percent, note)
         })
         let trials = sections.trials
-        out += figure("Trial conversion (trials started this month)", trials.filter(["cohort_month": month]).map {
-            (trials.text($0, "platform") + " " + trials.text($0, "product_id"), trials.text($0, "conversion_rate"),
-             trials.source($0, "conversion_rate"))
+        out += figure("Trial conversion (trials started this month)", trials.filter(["cohort_month": month]).map { row in
+            let label: String = trials.text(row, "platform") + " " + trials.text(row, "product_id")
+            let counts: [String] = [tagged(trials, row, "converted") + " converted", tagged(trials, row, "abandoned") + " abandoned",
+                                    tagged(trials, row, "pending") + " pending"]
+            return (label, trials.percentText(row, "conversion_rate"), trials.source(row, "conversion_rate").percent,
+                    counts.joined(separator: ", "))
         })
-        return out + "</dl><p class=\"note\">Rates are fractions of 1 with six decimals, as in the CSV files; an empty rate"
-            + " (shown as —) has a zero denominator.</p></section>"
+        return out + "</dl><p class=\"note\">Rates are percentages of their CSV cells (fractions of 1 with six decimals),"
+            + " rounded to a tenth; an empty rate (shown as —) has a zero denominator.</p></section>"
+    }
+
+    /// `column` of `row` as an inline figure tagged with its CSV cell.
+    private func tagged(_ table: HTMLRows, _ row: [String], _ column: String) -> String {
+        "<span class=\"value\"" + table.source(row, column).attributes + ">" + HTMLText.escape(table.text(row, column)) + "</span>"
     }
 
     /// `times` × Σ (`mrr_end` − `minus`) over `table`'s rows of the month, per currency.
@@ -79,11 +102,18 @@ struct HTMLHeadline: Sendable {
 
     /// A `<dt>` and its values; each value is labelled (currency, platform) when there are several.
     private func figure(_ name: String, _ values: [(label: String, text: String, source: HTMLSource)]) -> String {
+        figure(name, values.map { ($0.label, $0.text, $0.source, "") })
+    }
+
+    /// A `<dt>` and its values, each with an optional note under it (HTML, already escaped: what the figure is
+    /// made of).
+    private func figure(_ name: String, _ values: [(label: String, text: String, source: HTMLSource, note: String)]) -> String {
         var out = "<div class=\"figure\"><dt>" + HTMLText.escape(name) + "</dt>"
         if values.isEmpty { return out + "<dd class=\"none\">none this month</dd></div>" }
         for value in values {
             out += "<dd>" + (value.label.isEmpty ? "" : "<span class=\"what\">" + HTMLText.escape(value.label) + "</span> ")
-                + "<span class=\"value\"\(value.source.attributes)>" + HTMLText.escape(value.text) + "</span></dd>"
+                + "<span class=\"value\"\(value.source.attributes)>" + HTMLText.escape(value.text) + "</span>"
+                + (value.note.isEmpty ? "" : "<span class=\"made-of\">" + value.note + "</span>") + "</dd>"
         }
         return out + "</div>"
     }

@@ -46,6 +46,22 @@ struct HTMLRows: Sendable {
         value(row, column).map { HTMLPoint(value: $0, hover: text(row, column)) }
     }
 
+    /// A rate `column` of `row` to draw in percent (`0.057471` → 5.7471) with its percentage as the hover text;
+    /// `nil` for an undefined rate.
+    func percentPoint(_ row: [String], _ column: String) -> HTMLPoint? {
+        value(row, column).map { HTMLPoint(value: $0 * 100, hover: percentText(row, column)) }
+    }
+
+    /// A rate `column` of `row` as a percentage with one decimal (`5.7%`); empty when undefined.
+    func percentText(_ row: [String], _ column: String) -> String {
+        HTMLPercent.text(text(row, column)) ?? text(row, column)
+    }
+
+    /// A page cell showing the rate `column` of `row` as a percentage, tagged with its source and format.
+    func percentCell(_ row: [String], _ column: String) -> HTMLDataTable.Cell {
+        .value(percentText(row, column), source(row, column).percent)
+    }
+
     /// Where `column` of `row` sits in the CSV.
     func source(_ row: [String], _ column: String) -> HTMLSource {
         .cell(name, keyColumns.map { ($0, text(row, $0)) }, column)

@@ -11,6 +11,10 @@ struct HTMLSections: Sendable {
     let mrr: HTMLRows
     /// `--currency`: the MRR chart draws the converted amounts in it.
     let reportingCurrency: String?
+    /// The numerator of each subscriptions_monthly row's `churn_rate` (spells counted in `active_start` that ended
+    /// in the month), by month, platform and product: the page says "5 of 87" with the rate's own numbers, where
+    /// `churned` (6) also counts spells that started in the month.
+    let churnedFromStart: [[String]: Int]
 
     init(_ tables: ReportTables) {
         let texts = Dictionary(tables.texts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -24,14 +28,23 @@ struct HTMLSections: Sendable {
         grace = rows("grace_recovery")
         mrr = rows("mrr_movements")
         reportingCurrency = tables.reportingCurrency
+        churnedFromStart = Dictionary(tables.subscriptionsMonthly.map { ([$0.month, $0.platform, $0.productId], $0.churnRate.numerator) },
+                                      uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The `churn_rate` numerator of a subscriptions_monthly row, as a page cell tagged with its rate.
+    func churnedFromStartCell(_ row: [String]) -> HTMLDataTable.Cell {
+        let key = ["month", "platform", "product_id"].map { subscriptions.text(row, $0) }
+        guard let count = churnedFromStart[key] else { return .missing }
+        return .value(String(count), subscriptions.source(row, "churn_rate").numerator(over: "active_start"))
     }
 
     /// The ids of every chart, in page order: the browser check expects each of them.
-    static let chartIds = ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials",
+    static let chartIds = ["chart-active", "chart-churn", "chart-movement", "chart-products", "chart-retention", "chart-trials",
                            "chart-grace", "chart-revenue", "chart-mrr"]
 
     var all: [HTMLSection] {
-        [active, churn, movement, retentionSection, trialSection, graceSection, revenueSection, mrrSection]
+        [active, churn, movement, productSection, retentionSection, trialSection, graceSection, revenueSection, mrrSection]
     }
 
     /// Platform series: the total first (black, solid), then each store.
@@ -107,13 +120,15 @@ struct HTMLSections: Sendable {
             HTMLSeries(name: reason.name, style: reason.style, points: rows.map { subscriptions.point($0, reason.column) })
         }
         let rates = [
-            HTMLSeries(name: "churn rate", style: HTMLStyle(HTMLStyle.black), points: rows.map { subscriptions.point($0, "churn_rate") }),
+            HTMLSeries(name: "churn rate", style: HTMLStyle(HTMLStyle.black), points: rows.map { subscriptions.percentPoint($0, "churn_rate") }),
             HTMLSeries(name: "net churn rate", style: HTMLStyle(HTMLStyle.blue, dash: "6 3", marker: .diamond),
-                       points: rows.map { subscriptions.point($0, "net_churn_rate") }),
+                       points: rows.map { subscriptions.percentPoint($0, "net_churn_rate") }),
         ]
         let worst = rows.max { (subscriptions.value($0, "churned") ?? 0) < (subscriptions.value($1, "churned") ?? 0) }
         var summary = "Paid spells ending each month, stacked by reason (voluntary, involuntary, refund, paused, other),"
-            + " with the churn rate and net churn rate on the right axis."
+            + " with the churn rate and net churn rate on the right axis. The churn rate counts the spells active at the"
+            + " start of the month that ended in it (a spell that started and ended in the month is churned, but not in"
+            + " the rate); the net churn rate is (churned − reactivated) / active at the start."
         if let worst {
             summary += " Most churn: " + subscriptions.text(worst, "churned") + " in " + subscriptions.text(worst, "month")
                 + " (voluntary " + subscriptions.text(worst, "churned_voluntary") + ", involuntary "
@@ -121,11 +136,15 @@ struct HTMLSections: Sendable {
                 + ", paused " + subscriptions.text(worst, "churned_paused") + ", other " + subscriptions.text(worst, "churned_other") + ")."
         }
         let chart = HTMLChart(id: id + "-svg", title: title, summary: summary, xLabel: "month", yLabel: "spells ended",
-                              categories: months, bars: bars, rateLines: rates, rateLabel: "rate (of active at start)")
-        let columns = Self.churnReasons.map(\.column) + ["churned", "active_start", "churn_rate", "net_churn_rate"]
+                              categories: months, bars: bars, rateLines: rates, rateLabel: "rate (% of active at start)")
+        let columns = Self.churnReasons.map(\.column) + ["churned", "active_start"]
         let table = HTMLDataTable(caption: "Churn by month, all platforms (subscriptions_monthly, platform all, product all)",
-                                  header: ["month"] + columns,
-                                  rows: rows.map { row in [.label(subscriptions.text(row, "month"))] + columns.map { subscriptions.cell(row, $0) } })
+                                  header: ["month"] + columns + ["of them active at the start", "churn_rate", "net_churn_rate"],
+                                  rows: rows.map { row in
+                                      [.label(subscriptions.text(row, "month"))] + columns.map { subscriptions.cell(row, $0) }
+                                          + [churnedFromStartCell(row), subscriptions.percentCell(row, "churn_rate"),
+                                             subscriptions.percentCell(row, "net_churn_rate")]
+                                  })
         return HTMLSection(id: id, title: title, source: subscriptions.name, summary: summary, panels: [chart.svg()], tables: [table])
     }
 

@@ -2,22 +2,23 @@ import Facts
 import Foundation
 import SubscriptionMetrics
 
-/// `summary.json` (`cli.md`): the as-of time, time zone, producer, ingest statistics, and every table's rows as
+/// `summary.json` (`cli.md`): the as-of time, time zone, producer, ingest statistics, the report's warnings, and every table's rows as
 /// objects whose keys are the CSV column names in column order and whose values are the CSV cells' text
 /// (numbers as JSON numbers, undefined as `null`). One row per line, so diffs stay readable; the same input
 /// always gives the same bytes.
 public enum SummaryJSON {
     /// - Parameters:
-    ///   - asOf: the as-of time (ms, UTC), written RFC 3339 in UTC with milliseconds.
+    ///   - asOf: the as-of time (ms, UTC), written RFC 3339 in `timeZone` with its offset and milliseconds.
     ///   - timeZone: the reporting time zone, written as its IANA identifier.
     ///   - generatedBy: the producer, e.g. `subledger 1.0`: the only text that may differ between two runs.
     public static func render(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis, timeZone: TimeZone,
                               generatedBy: String) -> String {
         var out = "{\n"
-        out += "  \"as_of\": " + JSONText.string(Timestamp.rfc3339(asOf)) + ",\n"
+        out += "  \"as_of\": " + JSONText.string(timeZone.reportTime(asOf)) + ",\n"
         out += "  \"timezone\": " + JSONText.string(timeZone.reportName) + ",\n"
         out += "  \"generated_by\": " + JSONText.string(generatedBy) + ",\n"
-        out += "  \"ingest\": " + ingestObject(ingest)
+        out += "  \"ingest\": " + ingestObject(ingest) + ",\n"
+        out += "  \"warnings\": " + warningsObject(tables)
         for table in tables.texts {
             out += ",\n  " + JSONText.string(table.name) + ": ["
             for (index, row) in table.rows.enumerated() {
@@ -53,6 +54,22 @@ public enum SummaryJSON {
         ]
         members += extra.map { (key: $0.key, value: $0.json) }
         return JSONText.object(members)
+    }
+
+    /// What makes the figures understate or incomplete, as counts a nightly job can alert on (cli.md: "when
+    /// transactions had no price"): `unpriced_transactions` (revenue and MRR leave them out) with the products
+    /// they belong to, and with `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are
+    /// empty. Every key is always there, zero or empty when nothing is missing.
+    static func warningsObject(_ tables: ReportTables) -> String {
+        let products = tables.unpricedProducts.map {
+            JSONText.object([("platform", JSONText.string($0.platform.rawValue)), ("product_id", JSONText.string($0.productId)),
+                             ("unpriced_transactions", String($0.transactions))])
+        }
+        return JSONText.object([
+            ("unpriced_transactions", String(tables.unpricedTransactions)),
+            ("unpriced_products", "[" + products.joined(separator: ",") + "]"),
+            ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
+        ])
     }
 
     static func rowObject(columns: [String], cells: [Cell]) -> String {

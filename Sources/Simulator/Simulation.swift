@@ -15,9 +15,41 @@ public struct Simulation: Sendable {
     public var months: Int
     public var seed: UInt64
 
-    /// Why a simulation could not be written.
+    /// Why a simulation could not be written: in words for people, and the system's `errno` when a file or
+    /// folder could not be written (`ENOSPC`: the disk is full; `EACCES`, `ENOENT`: the folder named is wrong).
     public struct SimulationError: Error, CustomStringConvertible {
         public var description: String
+        public var code: Int32?
+
+        init(description: String, code: Int32? = nil) {
+            self.description = description
+            self.code = code
+        }
+
+        /// `error` while writing under `path`, in the system's words (`No space left on device`), never
+        /// Foundation's error domains.
+        init(writing path: String, _ error: any Error) {
+            let code = Self.posixCode(of: error)
+            self.init(description: "cannot write \(path): " + (code.map { String(cString: strerror($0)) } ?? "an unexpected error"),
+                      code: code)
+        }
+
+        /// The POSIX error number behind a Foundation or POSIX error, when there is one.
+        private static func posixCode(of error: any Error) -> Int32? {
+            if let posix = error as? POSIXError { return posix.code.rawValue }
+            let bridged = error as NSError
+            if bridged.domain == NSPOSIXErrorDomain { return Int32(bridged.code) }
+            if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? any Error { return posixCode(of: underlying) }
+            guard bridged.domain == NSCocoaErrorDomain else { return nil }
+            switch CocoaError.Code(rawValue: bridged.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+            case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
+            case .fileWriteOutOfSpace: return ENOSPC
+            case .fileWriteVolumeReadOnly: return EROFS
+            case .fileWriteFileExists: return EEXIST
+            default: return nil
+            }
+        }
     }
 
     /// What was written.
@@ -71,7 +103,7 @@ public struct Simulation: Sendable {
             try? FileManager.default.removeItem(at: archives)
             try FileManager.default.createDirectory(at: archives, withIntermediateDirectories: true)
         } catch {
-            throw SimulationError(description: "cannot create \(root.path): \(error)")
+            throw SimulationError(writing: root.path, error)
         }
         let spoolDirectory = root.appendingPathComponent(".simulate-spool")
         defer { try? FileManager.default.removeItem(at: spoolDirectory) }
@@ -132,7 +164,7 @@ public struct Simulation: Sendable {
         } catch let error as SimulationError {
             throw error
         } catch {
-            throw SimulationError(description: "\(error)")
+            throw SimulationError(writing: root.path, error)
         }
     }
 
@@ -164,6 +196,8 @@ public struct Simulation: Sendable {
         var files: [String] = []
         if let enumerator = FileManager.default.enumerator(atPath: base) {
             for case let path as String in enumerator {
+                // The record spool (`.simulate-spool`) is still there until the run returns: not an output.
+                if path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: base + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
                     files.append(path)

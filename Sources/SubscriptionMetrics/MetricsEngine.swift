@@ -7,7 +7,7 @@ import Facts
 ///
 /// ```swift
 /// var engine = MetricsEngine(options: options)
-/// try ledger.forEachSubscription { engine.add(builder.history(id: $0, facts: $1)) }
+/// try ledger.forEachSubscription(buckets: 0...1023) { engine.add(builder.history(id: $1, facts: $2)) }
 /// let tables = engine.finish()
 /// ```
 ///

@@ -131,7 +131,9 @@ struct RevenueAggregator: Sendable {
                     unpricedTransactions: counts.unpricedTransactions,
                     mrrEnd: Money(units: mrrTwelfths, unitsPerMicro: 12))
                 if let reportingCurrency {
-                    let rate: ExchangeRate? = series.currency == reportingCurrency
+                    // A row without a currency holds only unpriced transactions (every amount 0): nothing to
+                    // convert, so it needs no rate (and is no "missing rate").
+                    let rate: ExchangeRate? = series.currency == reportingCurrency || series.currency.isEmpty
                         ? .one : fxRates?.rate(month: label, currency: series.currency)
                     row.converted = ConvertedRevenue(
                         gross: rate.map { row.gross.converted(by: $0) }, refunds: rate.map { row.refunds.converted(by: $0) },

@@ -27,13 +27,23 @@ struct VerificationOptions: ParsableArguments {
     /// Root CA - G3. A root file that is missing or not a certificate is a usage error (exit 2).
     func makeTranslator(times: PlausibleTimes) throws -> RecordTranslator {
         var roots: [[UInt8]] = []
-        for path in appleRootCAs { roots += try Self.certificates(in: path) }
+        var files: [String] = []
+        for path in appleRootCAs {
+            let certificates = try Self.certificates(in: path)
+            roots += certificates
+            files += Array(repeating: path, count: certificates.count)
+        }
         let apple: AppStoreTranslator
         do {
             apple = try AppStoreTranslator(trustedRoots: roots.isEmpty ? AppStoreTranslator.appleRootCAG3 : roots,
                                            bundleIds: Set(bundleIds), times: times)
         } catch {
-            throw CommandFailure.usage("--apple-root-ca: \(error.description)")
+            // The X.509 parser's own words (type names, source lines) are for the debug log.
+            guard case .unparsableRoot(let index, let reason) = error, files.indices.contains(index) else {
+                throw CommandFailure.usage("--apple-root-ca: \(error.description)")
+            }
+            throw CommandFailure.usage("--apple-root-ca \(files[index]): not a valid X.509 certificate (DER, or PEM blocks of one)",
+                                       detail: reason)
         }
         return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames), times: times))
     }
@@ -76,7 +86,7 @@ struct IngestOptions: ParsableArguments {
     var inputs: [String]
 }
 
-struct IngestCommand: ParsableCommand {
+struct IngestCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Read archived store payloads into the ledger database.",
@@ -84,11 +94,13 @@ struct IngestCommand: ParsableCommand {
         Reads .ndjson/.jsonl/.json files, gzip, tar/tar.gz/tgz and zip archives (files, folders, globs). \
         Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
         reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
-        A summary goes to stderr; --json prints the counts of this run on stdout. \
-        Exit 1 when some input (a record, or an unusable part of one) was quarantined or damaged.
+        A summary goes to stdout (with --json, stdout holds only this run's counts as one JSON object and the \
+        summary goes to stderr); progress, skipped and damaged files go to stderr. \
+        Exit 1 when some input (a record, or an unusable part of one) was quarantined, damaged or skipped.
 
         Example:
-          subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
+          subledger ingest --db ledger.sqlite --bundle-id com.example.app \\
+            --package-name com.example.app archives/
         """)
 
     @OptionGroup var ledger: LedgerOptions
@@ -97,19 +109,20 @@ struct IngestCommand: ParsableCommand {
     var json = false
 
     @OptionGroup var options: IngestOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        if try Self.ingest(ledger: ledger, options: options, json: json).needsAttention { throw ExitCode(1) }
+        if try Self.ingest(ledger: ledger, options: options, json: json, progress: progress).needsAttention { throw ExitCode(1) }
     }
 
     /// Reads the inputs into the ledger and prints the summary on stdout (cli.md: "data and summaries to
     /// stdout"); with `json`, stdout holds only the counts as one JSON object and the summary goes to stderr.
-    /// Shared by `ingest` and `run`.
-    static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestOutcome {
+    /// Every skipped and damaged file is also a warning on stderr (cli.md). Shared by `ingest` and `run`.
+    static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool, progress: ProgressOutput) throws -> IngestOutcome {
         let times = PlausibleTimes.ofThisRun()
         let translator = try options.verification.makeTranslator(times: times)
         let job = IngestJob(ledger: ledger.location, parser: RecordParser(times: times), translator: translator,
-                            progress: .standardError)
+                            progress: progress)
         let outcome: IngestOutcome
         do {
             outcome = try job.run(inputs: options.inputs)
@@ -117,6 +130,14 @@ struct IngestCommand: ParsableCommand {
             throw CommandFailure.ingest(error)
         }
         let statistics = outcome.statistics
+        for copy in outcome.copies {
+            progress.logger?.warning("skipped \(copy.path): already ingested as \(copy.original) (the same bytes), not read again",
+                                     metadata: ["file": "\(copy.path)", "reason": "already ingested as \(copy.original)"])
+        }
+        for damage in statistics.damagedFiles {
+            progress.logger?.warning("damaged \(damage.file) at byte \(damage.offset): \(damage.reason); the records before it were read",
+                                     metadata: ["file": "\(damage.file)", "offset": "\(damage.offset)", "reason": "\(damage.reason)"])
+        }
         var lines: [String] = []
         if let reprocess = outcome.reprocess { lines += reprocess.summaryLines }
         lines.append("ingest: \(statistics.files) files read into \(ledger.path), \(outcome.unchanged.count) skipped (unchanged)")
@@ -143,16 +164,5 @@ extension IngestOutcome {
     /// reprocess it did first.
     var needsAttention: Bool {
         statistics.somethingQuarantinedOrDamaged || !copies.isEmpty || (reprocess?.needsAttention ?? false)
-    }
-}
-
-extension CommandFailure {
-    /// An ingest or reprocess failure with cli.md's exit code.
-    static func ingest(_ error: IngestError) -> CommandFailure {
-        switch error {
-        case .input(let message): .usage(message)
-        case .configuration(let error): .usage(error.description)
-        case .busy, .ledger: .couldNotFinish(error.description)
-        }
     }
 }

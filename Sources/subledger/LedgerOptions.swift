@@ -7,13 +7,22 @@ import Ledger
 /// `--db`: the ledger every command reads or writes.
 struct LedgerOptions: ParsableArguments {
     @Option(name: .customLong("db"),
-            help: ArgumentHelp("The ledger: an SQLite file. Default: $SUBLEDGER_DB, else subledger.sqlite.", valueName: "FILE"))
+            help: ArgumentHelp("The ledger: an SQLite file, or a postgres:// URL (password from the URL or $PGPASSWORD). Default: $SUBLEDGER_DB, else subledger.sqlite.", valueName: "FILE|URL"))
     var database: String?
 
     /// What `--db` names, else `$SUBLEDGER_DB`, else `subledger.sqlite`.
     var path: String { database ?? ProcessInfo.processInfo.environment["SUBLEDGER_DB"] ?? "subledger.sqlite" }
 
-    var location: LedgerLocation { LedgerLocation(path) }
+    var location: LedgerLocation { LedgerLocation(path, environment: ProcessInfo.processInfo.environment) }
+
+    /// A folder is no ledger file (SQLite would say "disk I/O error" or "unable to open database file").
+    func validate() throws {
+        var isDirectory: ObjCBool = false
+        if case .sqlite(let file) = location, FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory),
+           isDirectory.boolValue {
+            throw ValidationError("--db \(file) is a folder: give the ledger's file, e.g. \(file)/subledger.sqlite")
+        }
+    }
 
     /// Opens the existing ledger read-only; a missing, foreign or not yet upgraded ledger is a usage error
     /// (exit 2) saying what to do.
@@ -22,17 +31,6 @@ struct LedgerOptions: ParsableArguments {
             return try location.open(.readOnly)
         } catch {
             throw CommandFailure.ledger(error)
-        }
-    }
-}
-
-extension CommandFailure {
-    /// A ledger failure as cli.md's exit codes have it: what the user must fix (a missing, foreign, newer or
-    /// stale ledger) is 2, anything else could not finish (3).
-    static func ledger(_ error: LedgerError) -> CommandFailure {
-        switch error.kind {
-        case .notFound, .foreign, .newerLedger, .needsReprocess: .usage(error.description)
-        case .busy, .sqlite, .unreadableFile, .corrupt, .unavailable, .server: .couldNotFinish(error.description)
         }
     }
 }

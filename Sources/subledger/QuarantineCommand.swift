@@ -4,7 +4,7 @@ import Foundation
 import Ingest
 import Ledger
 
-struct QuarantineCommand: ParsableCommand {
+struct QuarantineCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "quarantine",
         abstract: "List or export the quarantined records.",
@@ -17,8 +17,9 @@ struct QuarantineCommand: ParsableCommand {
         payloads were kept quarantined) and raw_size. \
         Reasons: \(QuarantineReason.allCases.map(\.rawValue).joined(separator: ", ")).
 
-        Example:
-          subledger quarantine --db ledger.sqlite --reason bad_signature --export bad.ndjson
+        Examples:
+          subledger quarantine --db ledger.sqlite --reason bad_signature
+          subledger quarantine --db ledger.sqlite --export quarantine.ndjson
         """)
 
     @OptionGroup var ledger: LedgerOptions
@@ -28,6 +29,8 @@ struct QuarantineCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Write the records as NDJSON to this file.", valueName: "FILE"))
     var export: String?
+
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if let reason, QuarantineReason(rawValue: reason) == nil {
@@ -76,14 +79,15 @@ struct QuarantineCommand: ParsableCommand {
             }
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
-            throw CommandFailure.couldNotFinish("""
-                cannot export the quarantine of \(ledger.path): \(error); check that --db names a subledger ledger \
-                (`subledger status --db \(ledger.path)`) and that the export's folder is writable
-                """)
+            if let error = error as? LedgerError { throw CommandFailure.ledger(error) }
+            let code = CommandFailure.posixCode(of: error) ?? EIO
+            throw CommandFailure.file("cannot write the export \(export ?? "to stdout"): \(String(cString: strerror(code)))",
+                                      code: code, advice: "give --export a file in a writable folder")
         }
         let destination = export.map { " written to \($0)" } ?? ""
         let partsText = parts > 0 ? " and \(parts) quarantined parts of used records" : ""
-        FileHandle.standardError.write(Data("\(count) quarantined records\(partsText)\(destination)\n".utf8))
+        logger.notice("\(count) quarantined records\(partsText)\(destination)",
+                      metadata: ["records": "\(count)", "parts": "\(parts)"])
     }
 
     static func exportObject(_ entry: QuarantinedRecord) -> JSONObject {

@@ -6,28 +6,35 @@ import SubscriptionMetrics
 import Ledger
 import Pipeline
 
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Compute every metric from the ledger and write the reports.",
         discussion: """
         Writes subscriptions_monthly.csv, revenue_monthly.csv, mrr_movements.csv, retention_cohorts.csv, \
-        trial_conversion.csv, grace_recovery.csv, summary.json and report.html into --out. The same ledger and \
-        options always give byte-identical CSV and JSON files (but summary.json's generated_by). The \
-        subscriptions are read in slices on all cores at once; --shard K/N --partial FILE computes one slice \
-        anywhere (many machines on one PostgreSQL ledger), and --merge FILE... writes the reports from every \
-        slice's file, byte-identical to a report in one go.
+        trial_conversion.csv, grace_recovery.csv, summary.json and report.html into --out, then a summary of \
+        the last complete month on stdout. What makes the figures understate (transactions with no price: \
+        pass --prices; months without an FX rate) is a warning on stderr and in summary.json's warnings. The \
+        same ledger and options always give byte-identical CSV and JSON files (but summary.json's \
+        generated_by). Exit 2 when the ledger needs `subledger reprocess` first. The subscriptions are read in \
+        slices on all cores at once (--slices); --shard K/N --partial FILE computes one slice anywhere (many \
+        machines on one PostgreSQL ledger), and --merge FILE... writes the reports from every slice's file, \
+        byte-identical to a report in one go.
 
         Examples:
           subledger report --db ledger.sqlite --out Reports --prices prices.csv
-          subledger report --as-of 2024-04-30T23:59:59.999Z --timezone Asia/Tokyo --currency USD --fx-rates fx.csv
-          subledger report --db postgres://reports@db/ledger --shard 2/4 --partial part-2 --prices prices.csv
-          subledger report --merge part-1 part-2 part-3 part-4 --prices prices.csv --out Reports
+          subledger report --db ledger.sqlite --as-of 2024-04-30 \\
+            --timezone Asia/Tokyo --currency USD --fx-rates fx.csv
+          subledger report --db postgres://reports@db/ledger --shard 2/4 \\
+            --partial part-2 --prices prices.csv
+          subledger report --merge part-1 part-2 part-3 part-4 \\
+            --prices prices.csv --out Reports
         """
     )
 
     @OptionGroup var ledger: LedgerOptions
     @OptionGroup var report: ReportArguments
+    @OptionGroup var output: OutputOptions
 
     @Option(help: ArgumentHelp("Compute only slice K of N of the subscriptions (e.g. 2/4) into --partial; run the N slices anywhere, then --merge.",
                                valueName: "K/N"))
@@ -51,7 +58,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let job = try report.makeJob()
+        let job = try report.makeJob(progress: progress)
         let outcome: ReportJob.Outcome
         if !merge.isEmpty {
             outcome = try job.reporting { () throws(ReportJobError) in try job.runMerge(partials: merge) }
@@ -59,13 +66,14 @@ struct ReportCommand: ParsableCommand {
             let store = try ledger.openForReading()
             try job.reporting { () throws(ReportJobError) in try job.runPartial(ledger: store, shard: k, of: n, to: partial) }
             let buckets = LedgerBucket.range(slice: k, of: n)
-            print("slice \(k)/\(n) (buckets \(buckets.lowerBound)-\(buckets.upperBound)) written to \(partial); merge every slice with `subledger report --merge`")
+            print("slice \(k)/\(n) (buckets \(buckets.lowerBound)-\(buckets.upperBound)) written to \(partial); " +
+                  "merge every slice with `subledger report --merge`")
             return
         } else {
             let store = try ledger.openForReading()
             outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
         }
-        outcome.warnAboutGaps()
+        outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))
     }
 
@@ -85,7 +93,7 @@ struct ReportArguments: ParsableArguments {
     var out = "Reports"
 
     @Option(name: .customLong("as-of"),
-            help: ArgumentHelp("Cut everything at this instant (RFC 3339, or epoch milliseconds). Default: the latest time a store said anything in the ledger.", valueName: "TIME"))
+            help: ArgumentHelp("Cut everything at this instant: RFC 3339, a date YYYY-MM-DD (the end of that day in --timezone) or epoch milliseconds. Default: the latest time a store said anything in the ledger.", valueName: "TIME"))
     var asOf: String?
 
     @Option(help: ArgumentHelp("IANA time zone whose calendar months the reports use.", valueName: "TZ"))
@@ -94,7 +102,7 @@ struct ReportArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Price list CSV: platform,product_id,currency,price,duration. Supplies prices the payloads lack and product durations.", valueName: "FILE"))
     var prices: String?
 
-    @Option(help: ArgumentHelp("Add *_converted revenue columns in this currency (needs --fx-rates).", valueName: "X"))
+    @Option(help: ArgumentHelp("Add *_converted revenue and MRR columns in this ISO 4217 currency (needs --fx-rates); report.html then totals in it.", valueName: "X"))
     var currency: String?
 
     @Option(name: .customLong("fx-rates"), help: ArgumentHelp("FX rates CSV: month,currency,rate_to_reporting_currency.", valueName: "FILE"))
@@ -110,6 +118,9 @@ struct ReportArguments: ParsableArguments {
     func validate() throws {
         if currency != nil, fxRates == nil { throw ValidationError("--currency needs --fx-rates FILE (the rates to convert with)") }
         if fxRates != nil, currency == nil { throw ValidationError("--fx-rates needs --currency X (the reporting currency)") }
+        if let currency, !Locale.Currency.isoCurrencies.contains(where: { $0.identifier == currency.uppercased() }) {
+            throw ValidationError("--currency \(currency) is not an ISO 4217 currency code: give three letters such as USD, EUR or JPY")
+        }
         do {
             _ = try formats()
             _ = try timeZoneValue()
@@ -127,13 +138,32 @@ struct ReportArguments: ParsableArguments {
         return zone
     }
 
+    /// `--as-of` in ms UTC: RFC 3339, a date `YYYY-MM-DD` (the end of that day in `--timezone`, cli.md), or epoch
+    /// milliseconds.
     func asOfValue() throws -> Millis? {
         guard let asOf else { return nil }
         if let millis = Int64(asOf) { return millis }
-        guard let millis = RFC3339.millis(asOf) else {
-            throw CommandFailure.usage("--as-of '\(asOf)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z) or epoch milliseconds")
-        }
-        return millis
+        if let millis = RFC3339.millis(asOf) { return millis }
+        if let millis = try Self.endOfDay(asOf, in: timeZoneValue()) { return millis }
+        throw CommandFailure.usage("""
+            --as-of '\(asOf)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z), a date (2024-04-30: the end of \
+            that day in --timezone) or epoch milliseconds
+            """)
+    }
+
+    /// The last millisecond of the calendar day `YYYY-MM-DD` in `zone` (the instant before the next day
+    /// starts there, DST days included); `nil` when `text` is no such date.
+    static func endOfDay(_ text: String, in zone: TimeZone) -> Millis? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.dateComponents([.year, .month, .day], from: start) == DateComponents(year: year, month: month, day: day),
+              let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: start)) else { return nil }
+        return Millis((next.timeIntervalSince1970 * 1000).rounded()) - 1
     }
 
     func formats() throws -> Set<ReportJob.Format> {
@@ -150,7 +180,7 @@ struct ReportArguments: ParsableArguments {
     }
 
     /// Reads the configuration files and builds the job; a bad file is a usage error (exit 2) naming the line.
-    func makeJob() throws -> ReportJob {
+    func makeJob(progress: ProgressOutput) throws -> ReportJob {
         let priceList = try prices.map { path in
             do { return try PriceList(csv: readConfiguration(path, what: "price list")) } catch let error as ConfigurationError {
                 throw CommandFailure.usage("--prices \(path): \(error)")
@@ -166,7 +196,7 @@ struct ReportArguments: ParsableArguments {
                                           formats: try formats(), outputDirectory: out,
                                           generatedBy: "subledger \(Subledger.version)",
                                           slices: slices ?? min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        return ReportJob(settings: settings, progress: .standardError)
+        return ReportJob(settings: settings, progress: progress)
     }
 
     private func readConfiguration(_ path: String, what: String) throws -> String {
@@ -186,10 +216,7 @@ extension ReportJob {
         do {
             return try work()
         } catch {
-            switch error {
-            case .emptyLedger, .stale, .partial: throw CommandFailure.usage(error.description)
-            case .ledger, .write: throw CommandFailure.couldNotFinish(error.description)
-            }
+            throw CommandFailure.report(error)
         }
     }
 }

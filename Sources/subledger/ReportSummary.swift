@@ -1,4 +1,5 @@
 import Facts
+import Logging
 import Foundation
 import SubscriptionMetrics
 import Pipeline
@@ -7,7 +8,7 @@ extension ReportJob.Outcome {
     /// What `report` and `run` print on stdout: where the files are and the last complete month's headline.
     func summaryText(timeZone: TimeZone, zoneName: String, directory: String) -> String {
         var lines = ["reports written to \(directory)/: " + files.joined(separator: ", ")]
-        let asOfText = Timestamp.rfc3339(asOf)
+        let asOfText = timeZone.reportTime(asOf)
         guard let headline = tables.headline(asOf: asOf, timeZone: timeZone) else {
             lines.append("as of \(asOfText) (\(zoneName)): no complete month yet")
             return lines.joined(separator: "\n")
@@ -16,9 +17,16 @@ extension ReportJob.Outcome {
         let platforms = headline.byPlatform.map { "\($0.platform) \($0.activeEnd)" }.joined(separator: ", ")
         lines.append("as of \(asOfText) (\(zoneName)); last complete month \(headline.month):")
         lines.append("  active subscriptions at month end: \(total.activeEnd) (\(platforms))")
-        lines.append("  churned: \(total.churned) of \(total.activeStart) active at the start; churn rate \(rate(total.churnRate)), net churn rate \(rate(total.netChurnRate))")
+        // Each rate with the numbers it is made of (metrics.md): the churn rate counts spells active at the start
+        // that ended, `churned` every spell that ended (also those that started in the month).
+        let churn = total.churnRate
+        lines.append("  churn rate \(rate(churn)): \(churn.numerator) of the \(churn.denominator) active at the start ended; "
+                     + "\(total.churned) paid spells ended in all (\(total.churned - churn.numerator) of them started in the month); "
+                     + "net churn rate \(rate(total.netChurnRate)) = (\(total.churned) churned - \(total.reactivated) reactivated) / \(total.activeStart)")
+        // Open episodes are not in the rate yet: it is provisional while any is open.
         let grace = headline.grace.map {
-            "\($0.platform) \(rate($0.recoveryRate)) (\($0.recoveryRate.numerator) of \($0.recoveryRate.denominator))"
+            "\($0.platform) \(rate($0.recoveryRate)) (\($0.recoveryRate.numerator) recovered of \($0.recoveryRate.denominator) ended"
+                + ($0.open > 0 ? "; \($0.open) still open: provisional)" : ")")
         }
         lines.append("  billing-issue recovery rate, episodes started this month: " + (grace.isEmpty ? "none" : grace.joined(separator: ", ")))
         let trials = headline.trials.map {
@@ -31,16 +39,28 @@ extension ReportJob.Outcome {
         return lines.joined(separator: "\n")
     }
 
-    /// Prints, on stderr, what the reports could not do and how to fix it (missing FX rates).
-    func warnAboutGaps() {
+    /// Says, as warnings on stderr, what makes the reports understate and how to fix it: transactions with no
+    /// price (cli.md), months without an FX rate.
+    func warnAboutGaps(logger: Logger, pricesGiven: Bool) {
+        let unpriced = tables.unpricedProducts
+        if !unpriced.isEmpty {
+            let products = unpriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
+            let fix = pricesGiven
+                ? "add rows for these products to the --prices file"
+                : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products"
+            logger.warning("""
+                \(tables.unpricedTransactions) transactions had no known price (\(products.joined(separator: ", "))): \
+                revenue and MRR leave them out and understate; \(fix)
+                """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
+                                "unpriced_products": "\(unpriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+        }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }
         let shown = missing.prefix(12).joined(separator: ", ") + (missing.count > 12 ? ", ..." : "")
-        FileHandle.standardError.write(Data("""
-            report: no FX rate for \(missing.count) month and currency pair(s) (\(shown)); their *_converted cells are \
+        logger.warning("""
+            no FX rate for \(missing.count) month and currency pair(s) (\(shown)); their *_converted cells are \
             empty: add rows `month,currency,rate_to_reporting_currency` for them to the --fx-rates file
-
-            """.utf8))
+            """, metadata: ["missing_fx_rates": "\(missing.count)"])
     }
 
     private func rate(_ ratio: Ratio) -> String {

@@ -2,10 +2,11 @@ import ArgumentParser
 import Facts
 import Foundation
 import Ingest
+import Ledger
 import Pipeline
 import Reporting
 
-struct ReprocessCommand: ParsableCommand {
+struct ReprocessCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "reprocess",
         abstract: "Rebuild the ledger's facts from the payloads it keeps, with today's rules and options.",
@@ -16,11 +17,14 @@ struct ReprocessCommand: ParsableCommand {
         do it by themselves first). Give the verification options of your nightly job: records are verified \
         again with them. A ledger written by the release before payloads were kept is upgraded: its archives \
         are read again from the paths it recorded, and every file that is gone or changed is named (exit 1) so \
-        that you can ingest it again. Killed at any point, running it again finishes the work.
+        that you can ingest it again. Killed at any point, running it again finishes the work. A summary goes \
+        to stdout (with --json, one JSON object instead, and the summary to stderr).
 
         Examples:
-          subledger reprocess --db ledger.sqlite --quarantined --apple-root-ca AppleRootCA-G3.cer
-          subledger reprocess --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app
+          subledger reprocess --db ledger.sqlite --quarantined \\
+            --apple-root-ca AppleRootCA-G3.cer
+          subledger reprocess --db ledger.sqlite --bundle-id com.example.app \\
+            --package-name com.example.app
         """)
 
     @OptionGroup var ledger: LedgerOptions
@@ -32,11 +36,12 @@ struct ReprocessCommand: ParsableCommand {
     var quarantined = false
 
     @OptionGroup var verification: VerificationOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let times = PlausibleTimes.ofThisRun()
         let job = ReprocessJob(ledger: ledger.location, parser: RecordParser(times: times),
-                               translator: try verification.makeTranslator(times: times), progress: .standardError)
+                               translator: try verification.makeTranslator(times: times), progress: progress)
         let outcome: ReprocessOutcome
         do {
             outcome = try job.run(quarantined ? .quarantined : .full)
@@ -46,7 +51,8 @@ struct ReprocessCommand: ParsableCommand {
         let summary = outcome.summaryLines.joined(separator: "\n")
         if json {
             FileHandle.standardError.write(Data((summary + "\n").utf8))
-            let statistics = try ledger.openForReading().statistics()
+            let statistics: IngestStatistics
+            do { statistics = try ledger.openForReading().statistics() } catch let error as LedgerError { throw CommandFailure.ledger(error) }
             let unreadable = outcome.unreadable.map { file -> JSON in
                 .object(JSONObject([("file", .string(file.path)), ("reason", .string(file.reason))]))
             }

@@ -5,7 +5,7 @@ import Ingest
 import Ledger
 import Reporting
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show what has been ingested so far.",
@@ -20,7 +20,7 @@ struct StatusCommand: ParsableCommand {
 
         Examples:
           subledger status --db ledger.sqlite --json
-          subledger status --db ledger.sqlite --record archives/2024-03-01.ndjson.gz:17
+          subledger status --db ledger.sqlite --record daily/2024-03-01.ndjson.gz:17
           subledger status --db ledger.sqlite --subscription 2000000512345678
         """)
 
@@ -36,6 +36,8 @@ struct StatusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Show the facts of this subscription, each with the record stating it.", valueName: "ID"))
     var subscription: String?
 
+    @OptionGroup var output: OutputOptions
+
     func run() throws {
         let store = try ledger.openForReading()
         if let record { return try Self.show(record: record, in: store) }
@@ -48,7 +50,7 @@ struct StatusCommand: ParsableCommand {
             sources = try store.countsBySource()
             files = try store.files()
         } catch {
-            throw CommandFailure.couldNotFinish(error.description)
+            throw CommandFailure.ledger(error)
         }
         let reading = files.filter { $0.state == .reading }
         var lines = ["ledger \(ledger.path): \(files.count) files (\(files.count - reading.count) done, \(reading.count) reading: in progress or interrupted)"]

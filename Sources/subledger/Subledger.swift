@@ -10,11 +10,14 @@ struct Subledger: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Batch ETL and revenue reports for App Store and Google Play subscriptions.",
         discussion: """
-        Reads archived store payloads into a SQLite ledger and computes churn, retention, trial conversion, \
-        billing-issue recovery and revenue as CSV, JSON and HTML.
+        Reads archived store payloads into a ledger (an SQLite file, or PostgreSQL) and computes churn, \
+        retention, trial conversion, billing-issue recovery, revenue and MRR movements as CSV, JSON and HTML. \
+        Data and summaries go to stdout; progress, warnings and errors to stderr (key=value lines with a time \
+        when stderr is not a terminal; --log-level, --quiet).
 
-        Exit codes: 0 all good; 1 finished, but some input was quarantined or damaged; 2 usage or configuration \
-        error; 3 could not finish.
+        Exit codes: 0 all good; 1 finished, but some input was quarantined, damaged or skipped (the summary \
+        says what); 2 usage or configuration error (fix the command, a file or the ledger, then run again); \
+        3 could not finish (disk full, database server gone: run again; nothing half-written stays).
 
         Example (the nightly job):
           subledger run --db ledger.sqlite --out Reports --prices prices.csv archives/
@@ -24,43 +27,47 @@ struct Subledger: ParsableCommand {
                       QuarantineCommand.self, ReprocessCommand.self, SimulateCommand.self]
     )
 
-    /// Runs the command and maps every failure to the exit codes of `cli.md`.
+    /// Runs the command and maps every failure to the exit codes of `cli.md`. Errors of the command line itself
+    /// (ArgumentParser's, with the usage) are printed as they are; every other failure is said through the
+    /// command's logger (`--log-level`: logfmt when stderr is not a terminal), its technical detail at debug level.
     static func main() {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            exitForCommandLine(error)
+        }
+        // `help` (and `--help` after a subcommand) parses as ArgumentParser's own command, which has no options.
+        let logger = (command as? any LoggingCommand)?.logger ?? OutputOptions.logger(command: "subledger", level: .info)
+        let failure: CommandFailure
+        do {
             try command.run()
+            Foundation.exit(0)
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
-        } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("subledger: \(failure.message)\n".utf8))
-            Foundation.exit(failure.exitCode.rawValue)
+        } catch let known as CommandFailure {
+            failure = known
+        } catch where exitCode(for: error) != .failure {
+            // ArgumentParser's own (the help it was asked for, a validation error): as on the command line.
+            exitForCommandLine(error)
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                print(message)
-                Foundation.exit(0)
-            }
-            if !message.isEmpty { FileHandle.standardError.write(Data("\(message)\n".utf8)) }
-            // ArgumentParser reports usage errors as EX_USAGE (64); cli.md wants 2. Any other error it maps to 1,
-            // which cli.md keeps for "finished but some input was quarantined": an unexpected error did not
-            // finish, so it is 3.
-            switch code {
-            case .validationFailure: Foundation.exit(CommandFailure.usage("").exitCode.rawValue)
-            case .failure: Foundation.exit(CommandFailure.couldNotFinish("").exitCode.rawValue)
-            default: Foundation.exit(code.rawValue)
-            }
+            failure = .unexpected(error)
         }
+        if let detail = failure.detail, !detail.isEmpty { logger.debug("failure detail", metadata: ["detail": "\(detail)"]) }
+        logger.error("\(failure.message)", metadata: ["exit_code": "\(failure.exitCode.rawValue)"])
+        Foundation.exit(failure.exitCode.rawValue)
     }
-}
 
-/// A failure with the exit code `cli.md` gives it and a message that says what to do.
-struct CommandFailure: Error {
-    var message: String
-    var exitCode: ExitCode
-
-    /// Exit 2: the command line or a configuration file is wrong.
-    static func usage(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: ExitCode(2)) }
-    /// Exit 3: the work could not be finished; nothing half-written stays.
-    static func couldNotFinish(_ message: String) -> CommandFailure { CommandFailure(message: message, exitCode: ExitCode(3)) }
+    /// Prints an error of the command line (or the help a `--help` asked for) and exits: ArgumentParser reports
+    /// usage errors as EX_USAGE (64), cli.md wants 2.
+    private static func exitForCommandLine(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success {
+            print(message)
+            Foundation.exit(0)
+        }
+        if !message.isEmpty { FileHandle.standardError.write(Data("\(message)\n".utf8)) }
+        Foundation.exit(code == .validationFailure || code == .failure ? CommandFailure.usage("").exitCode.rawValue : code.rawValue)
+    }
 }

@@ -21,11 +21,18 @@ struct SubledgerProcess {
     }
 
     /// Starts the binary with `arguments`; output goes to files in `directory` so that no pipe can fill up.
+    /// `unprivileged` runs it as `nobody` when the tests run as root (root ignores file permissions, so a
+    /// read-only folder is read-only only for another user), through util-linux's `setpriv`.
     static func start(_ arguments: [String], in directory: TemporaryDirectory, tag: String,
-                      environment: [String: String] = [:]) throws -> (Process, () -> Result) {
+                      environment: [String: String] = [:], unprivileged: Bool = false) throws -> (Process, () -> Result) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        if unprivileged && getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let outPath = directory.file("\(tag).out")
@@ -42,8 +49,9 @@ struct SubledgerProcess {
         })
     }
 
-    static func run(_ arguments: [String], in directory: TemporaryDirectory, tag: String = "run") throws -> Result {
-        let (_, wait) = try start(arguments, in: directory, tag: tag)
+    static func run(_ arguments: [String], in directory: TemporaryDirectory, tag: String = "run",
+                    unprivileged: Bool = false) throws -> Result {
+        let (_, wait) = try start(arguments, in: directory, tag: tag, unprivileged: unprivileged)
         return wait()
     }
 }
@@ -91,11 +99,13 @@ struct SubledgerProcess {
         let exported = String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self)
         #expect(exported.hasPrefix(#"{"file":"with-garbage.ndjson","member":null,"position":11,"part":null,"reason":"malformed_json","#))
         #expect(!FileManager.default.fileExists(atPath: directory.file(".q.ndjson.partial")), "written beside, then renamed")
-        // A ledger that cannot be read: exit 3, and the earlier export is left as it was, not truncated.
+        // A file that is no database: exit 2 (cli.md: "unreadable or foreign database"), and the earlier export
+        // is left as it was, not truncated.
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("broken.sqlite")))
         let failed = try SubledgerProcess.run(["quarantine", "--db", "broken.sqlite", "--export", "q.ndjson"],
                                               in: directory, tag: "quarantine-broken")
-        #expect(failed.status == 3, "\(failed.stderr)")
+        #expect(failed.status == 2, "\(failed.stderr)")
+        #expect(failed.stderr.contains("broken.sqlite: not a subledger ledger"), "\(failed.stderr)")
         #expect(String(decoding: FileManager.default.contents(atPath: directory.file("q.ndjson")) ?? Data(), as: UTF8.self) == exported)
         #expect(!FileManager.default.fileExists(atPath: directory.file(".q.ndjson.partial")))
     }

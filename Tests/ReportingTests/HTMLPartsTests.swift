@@ -1,3 +1,5 @@
+import Facts
+import Foundation
 @testable import Reporting
 import Testing
 
@@ -97,5 +99,58 @@ import Testing
         #expect(HTMLHeatMap.colour(1) == "#08306B")
         #expect(HTMLHeatMap.colour(7) == "#08306B")
         #expect(HTMLHeatMap.colour(.nan) == "#F7FBFF")
+    }
+
+    /// Rates as percentages, exactly from the CSV text: ×100, half away from zero to a tenth (issue 15, item 10).
+    @Test func percentages() {
+        #expect(HTMLPercent.text("0.057471") == "5.7%")
+        #expect(HTMLPercent.text("0.057500") == "5.8%")  // half away from zero
+        #expect(HTMLPercent.text("0.000499") == "0.0%" && HTMLPercent.text("0.000500") == "0.1%")
+        // The digits after the tenth decide together: 0.0004949 is below half a tenth, whatever its last digit.
+        #expect(HTMLPercent.text("0.000495") == "0.0%")
+        #expect(HTMLPercent.text("1.000000") == "100.0%" && HTMLPercent.text("0.000000") == "0.0%")
+        #expect(HTMLPercent.text("-0.012500") == "-1.3%" && HTMLPercent.text("-0.000100") == "0.0%")
+        #expect(HTMLPercent.text("2.5") == "250.0%")
+        #expect(HTMLPercent.text("") == "", "an undefined rate stays empty")
+        #expect(HTMLPercent.text("n/a") == nil && HTMLPercent.text("1e-3") == nil && HTMLPercent.text("0.1234567891") == nil)
+        #expect(HTMLPercent.whole("0.571428") == "57%" && HTMLPercent.whole("0.005000") == "1%" && HTMLPercent.whole("") == "")
+        #expect(HTMLSource.cell("subscriptions_monthly", [("month", "2024-03")], "churn_rate").percent.attributes
+                == #" data-table="subscriptions_monthly" data-key-month="2024-03" data-col="churn_rate" data-format="percent""#)
+        #expect(HTMLSource.cell("subscriptions_monthly", [], "churn_rate").numerator(over: "active_start").attributes
+                == #" data-table="subscriptions_monthly" data-col="churn_rate" data-format="numerator" data-denominator="active_start""#)
+    }
+
+    /// A weekly product's retention has a column per week: the map keeps readable cells, labels every column,
+    /// repeats the cohort labels at its right end and scrolls sideways; a monthly one fits the page as before.
+    @Test func wideHeatMapsScrollWithLabels() {
+        func map(columns: Int) -> HTMLHeatMap {
+            HTMLHeatMap(id: "h", title: "Retention, apple P1W", summary: "s", xLabel: "k", yLabel: "cohort",
+                        columns: (0..<columns).map(String.init), rows: ["2024-01", "2024-02"],
+                        cells: [(0..<columns).map { HTMLHeatCell(rate: 1 / Double($0 + 1), text: "\(100 / ($0 + 1))%", hover: "h", complete: true) },
+                                (0..<columns).map { _ in nil }],
+                        scaleLabel: "retention rate", incompleteLabel: "incomplete")
+        }
+        let weekly = map(columns: 104)
+        #expect(weekly.scrolls)
+        let html = weekly.html()
+        #expect(html.hasPrefix("<div class=\"scroll\""))
+        #expect(html.contains("class=\"wide\""))
+        for k in [0, 1, 51, 103] { #expect(html.contains("text-anchor=\"middle\">\(k)</text>"), "column \(k) labelled") }
+        #expect(html.components(separatedBy: ">2024-01</text>").count - 1 == 2, "the row label at both ends")
+        #expect(html.contains(">100%</text>") && html.contains("retention rate 0%") && html.contains(">50%</text>"), "a legend in percent")
+        let monthly = map(columns: 12)
+        #expect(!monthly.scrolls)
+        #expect(!monthly.html().contains("class=\"scroll\""))
+    }
+
+    /// The as-of in the report's zone with its offset, the same instant (issue 15, item 9).
+    @Test func asOfInTheReportsZone() throws {
+        let instant: Millis = 1_717_199_999_999  // 2024-05-31T23:59:59.999Z
+        #expect(try #require(TimeZone(identifier: "UTC")).reportTime(instant) == "2024-05-31T23:59:59.999Z")
+        #expect(try #require(TimeZone(identifier: "Asia/Tokyo")).reportTime(instant) == "2024-06-01T08:59:59.999+09:00")
+        #expect(try #require(TimeZone(identifier: "America/New_York")).reportTime(instant) == "2024-05-31T19:59:59.999-04:00")
+        #expect(try #require(TimeZone(identifier: "America/New_York")).reportTime(1_704_067_200_000) == "2023-12-31T19:00:00.000-05:00")
+        #expect(try #require(TimeZone(identifier: "Asia/Kolkata")).reportTime(0) == "1970-01-01T05:30:00.000+05:30")
+        #expect(Timestamp.rfc3339(-1, offsetSeconds: -3600) == "1969-12-31T22:59:59.999-01:00")
     }
 }

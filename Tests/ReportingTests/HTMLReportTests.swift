@@ -226,7 +226,25 @@ private func expectedText(_ figure: PageFigure, _ tables: [TableText]) -> String
         return Decimal(string: figure.text) == total ? figure.text : "sum \(total)"
     }
     guard rows.count == 1, key.count == HTMLKeyCount.of(name) else { return nil }
-    return rows[0][position].text
+    let cell = rows[0][position].text
+    switch figure.attributes["data-format"] {
+    case nil: return cell
+    case "percent":
+        // × 100, rounded half away from zero to a tenth, computed here with Foundation's Decimal.
+        guard !cell.isEmpty else { return "" }
+        guard var value = Decimal(string: cell) else { return nil }
+        value *= 100
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 1, .plain)
+        let text = String(format: "%.1f", NSDecimalNumber(decimal: rounded).doubleValue)
+        return (text == "-0.0" ? "0.0" : text) + "%"
+    case "numerator":
+        // The count n whose n / denominator, written as the CSV writes rates, is the rate cell.
+        guard let denominator = figure.attributes["data-denominator"].flatMap({ table.columns.firstIndex(of: $0) }),
+              let n = Int(figure.text), let d = Int(rows[0][denominator].text) else { return nil }
+        return (d == 0 ? "" : String(format: "%.6f", Double(n) / Double(d))) == cell ? figure.text : "not the numerator of \(cell)"
+    default: return nil
+    }
 }
 
 /// How many key columns each table has (cli.md: rows are sorted by their key columns).
@@ -274,8 +292,8 @@ private enum HTMLKeyCount {
 
     @Test func everyChartIsPresentWithAnSVG() throws {
         let (html, _) = try samplePage()
-        #expect(HTMLReport.chartIds == ["chart-active", "chart-churn", "chart-movement", "chart-retention", "chart-trials",
-                                        "chart-grace", "chart-revenue", "chart-mrr"])
+        #expect(HTMLReport.chartIds == ["chart-active", "chart-churn", "chart-movement", "chart-products", "chart-retention",
+                                        "chart-trials", "chart-grace", "chart-revenue", "chart-mrr"])
         let sections = html.components(separatedBy: "<section class=\"chart\" id=\"").dropFirst()
         #expect(sections.map { String($0.prefix { $0 != "\"" }) } == HTMLReport.chartIds)
         for section in sections {
@@ -286,7 +304,7 @@ private enum HTMLKeyCount {
         // Several panels where the brief asks for them: a heat map per platform and duration, a revenue panel per currency.
         #expect(html.components(separatedBy: "aria-labelledby=\"chart-retention-svg").count - 1 == 6)
         #expect(html.components(separatedBy: "aria-labelledby=\"chart-revenue-svg-").count - 1 == 3)
-        #expect(html.contains("<h3>Revenue in EUR</h3>") && html.contains("<h3>Revenue in JPY</h3>") && html.contains("<h3>Revenue in USD</h3>"))
+        #expect(html.contains("<h3>Revenue, EUR</h3>") && html.contains("<h3>Revenue, JPY</h3>") && html.contains("<h3>Revenue, USD</h3>"))
         // A waterfall per platform and currency: two stores × three currencies.
         #expect(html.components(separatedBy: "aria-labelledby=\"chart-mrr-svg-").count - 1 == 6)
         #expect(html.contains("<h3>MRR movements, apple, EUR</h3>") && html.contains("<h3>MRR movements, google, USD</h3>"))
@@ -358,10 +376,21 @@ private enum HTMLKeyCount {
             "mrr_end  USD 59.88",
             "mrr_end  JPY 0.00",
             "mrr_end  USD -7.96",
-            "churn_rate all  0.666667",
-            "net_churn_rate all  0.333333",
+            // The churn rate with the numbers it is made of: 2 of the 3 active at the start ended, 2 spells in all.
+            "churn_rate all  66.7%",
+            "churn_rate all  2",
+            "active_start all  3",
+            "churned all  2",
+            "net_churn_rate all  33.3%",
+            "churned all  2",
+            "reactivated all  1",
+            "active_start all  3",
+            // A's episode started in March and is still open on April 15: no rate yet, and said to be provisional.
             "recovery_rate apple  ",
+            "lost apple  0",
+            "open apple  1",
         ])
+        #expect(html.contains("still open: <strong>provisional</strong>"))
         #expect(html.contains("<dt>Trial conversion (trials started this month)</dt><dd class=\"none\">none this month</dd>"))
         for figure in headline { #expect(expectedText(figure, tables.texts) == figure.text) }
         // ARR is 12 × MRR; net new MRR is mrr_movements' mrr_end − mrr_start: C's weekly 7.96 USD churned in March.
@@ -369,7 +398,7 @@ private enum HTMLKeyCount {
         #expect(headline.filter { $0.attributes["data-minus"] == "mrr_start" }.map { $0.attributes["data-table"] ?? "" } == ["mrr_movements", "mrr_movements"])
         #expect(html.contains("<dt>Net new MRR (end − start)</dt>"))
         // Hover titles carry the CSV text too.
-        #expect(html.contains("<title>2024-03 · churn rate: 0.666667</title>"))
+        #expect(html.contains("<title>2024-03 · churn rate: 66.7%</title>"))
         #expect(html.contains("<title>2024-03 · involuntary: 2</title>"))
         // Revenue per currency is the exact sum of the CSV rows: USD in March = 1.99 (apple weekly) + 4.99 (google).
         let usdMarch = pageFigures(html).filter {
@@ -409,6 +438,34 @@ private enum HTMLKeyCount {
         #expect(html.contains("<span class=\"what\">all in USD</span>"))
     }
 
+    /// What makes the figures understate is a banner at the top (issue 15, item 7): examples.md's subscriptions
+    /// without the price list leave A's and C's Apple charges unpriced; with a month's FX rate missing, the
+    /// amounts in the reporting currency are incomplete. The banner's counts are sums of the CSV column.
+    @Test func bannersSayWhatTheFiguresLeaveOut() throws {
+        let unpriced = try engineTables(WorkedExample.histories, asOf: WorkedExample.asOf)
+        #expect(unpriced.unpricedTransactions > 0)
+        let page = HTMLReport.render(unpriced, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        let banner = try #require(page.components(separatedBy: "<p class=\"banner\" id=\"warning-unpriced\"").dropFirst().first?
+            .components(separatedBy: "</p>").first)
+        let figures = pageFigures("<p" + banner + "</p>")
+        #expect(figures.first?.text == String(unpriced.unpricedTransactions))
+        #expect(figures.dropFirst().map { "\($0.attributes["data-key-platform"] ?? "") \($0.attributes["data-key-product-id"] ?? "") \($0.text)" }
+                == unpriced.unpricedProducts.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" })
+        for figure in figures { #expect(expectedText(figure, unpriced.texts) == figure.text) }
+        #expect(banner.contains("--prices FILE"))
+        let priced = HTMLReport.render(try WorkedExample.tables(), ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
+                                       generatedBy: "x")
+        #expect(!priced.contains("class=\"banner\""))
+
+        let fx = try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0068\n2024-02,JPY,0.0067\n")
+        var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
+                                                          reportingCurrency: "USD", fxRates: fx))
+        for history in WorkedExample.histories { engine.add(history) }
+        let converted = HTMLReport.render(engine.finish(), ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
+                                          generatedBy: "x")
+        #expect(converted.contains("id=\"warning-fx\" role=\"note\"><strong>Amounts in USD are incomplete.</strong> No FX rate for 2024-03 JPY, 2024-04 JPY:"))
+    }
+
     /// A month is complete once its last millisecond is at or before the (inclusive) as-of time, in the reporting
     /// time zone: examples.md's as-of 2024-04-30T23:59:59.999Z completes April; one millisecond earlier it does not;
     /// 2024-03-01T00:00Z is still February in New York.
@@ -431,8 +488,9 @@ private enum HTMLKeyCount {
         let figures = pageFigures(april[start.lowerBound...].components(separatedBy: "</section>")[0])
         #expect(figures.map { "\($0.attributes["data-col"] ?? "") \($0.attributes["data-key-currency"] ?? "") \($0.text)" }
                 == ["active_end  0", "mrr_end USD 0.00", "mrr_end USD 0.00", "mrr_end JPY -480.00", "mrr_end USD -4.99",
-                    "churn_rate  1.000000", "net_churn_rate  1.000000"])
-        #expect(april.contains("<dt>Billing-issue recovery rate</dt><dd class=\"none\">none this month</dd>"))
+                    "churn_rate  100.0%", "churn_rate  2", "active_start  2", "churned  2",
+                    "net_churn_rate  100.0%", "churned  2", "reactivated  0", "active_start  2"])
+        #expect(april.contains("<dt>Billing-issue recovery rate (episodes started this month)</dt><dd class=\"none\">none this month</dd>"))
         #expect(month(at(2023, 12, 31), Self.zone) == "none")
     }
 

@@ -82,10 +82,11 @@ private let ingest = IngestStatistics(
                                       timeZone: try #require(TimeZone(identifier: "Europe/Berlin")), generatedBy: "subledger test")
         let expected = #"""
             {
-              "as_of": "2024-02-10T00:00:00.999Z",
+              "as_of": "2024-02-10T01:00:00.999+01:00",
               "timezone": "Europe/Berlin",
               "generated_by": "subledger test",
               "ingest": {"files":3,"records":{"read":10,"used":6,"duplicate":1,"excluded":2,"quarantined":1},"excluded_by_reason":{"sandbox":1,"test":1},"quarantined_by_reason":{"malformed_json":1},"damaged_files":[{"file":"a.zip","offset":7,"reason":"bad \"central\" directory"},{"file":"b.tar.gz","offset":512,"reason":"truncated gzip"}],"first_event_at":null,"last_event_at":null,"warnings":{"message_id_conflicts":0,"parts_quarantined":0,"timestamps_in_seconds":2}},
+              "warnings": {"unpriced_transactions":0,"unpriced_products":[],"missing_fx_rates":["2024-01 USD","2024-02 USD"]},
               "subscriptions_monthly": [
                 {"month":"2024-01","platform":"all","product_id":"all","active_start":0,"new":2,"reactivated":0,"product_changes_in":0,"product_changes_out":0,"churned":0,"churned_voluntary":0,"churned_involuntary":0,"churned_refund":0,"churned_paused":0,"churned_other":0,"active_end":2,"churn_rate":null,"net_churn_rate":null,"active_trials_end":0},
             """#
@@ -118,7 +119,7 @@ private let ingest = IngestStatistics(
         // It is JSON: Foundation's parser accepts it and sees every table.
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect(object?.keys.sorted() == ["as_of", "generated_by", "grace_recovery", "ingest", "mrr_movements", "retention_cohorts",
-                                          "revenue_monthly", "subscriptions_monthly", "timezone", "trial_conversion"])
+                                          "revenue_monthly", "subscriptions_monthly", "timezone", "trial_conversion", "warnings"])
     }
 
     /// The same histories in another order give the same bytes, CSV and JSON.

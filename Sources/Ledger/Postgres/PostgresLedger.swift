@@ -90,7 +90,8 @@ public final class PostgresLedger: SQLLedger {
                 try session.query("BEGIN")
                 for earlier in replay {
                     do { try earlier(session) } catch let failure as LedgerError { throw failure } catch {
-                        throw LedgerError(kind: .unavailable, path: location, message: "\(error)")
+                        throw LedgerError(kind: .unavailable, path: location, message: "the PostgreSQL server failed while a transaction was retried",
+                                          detail: String(describing: error))
                     }
                 }
             }

@@ -50,7 +50,7 @@ final class PostgresSession: @unchecked Sendable {
         do {
             return try Self.blocking { try await connection.query(query, logger: logger).collect() }.map(PostgresResultRow.init)
         } catch {
-            throw Self.ledgerError(error, location: location, doing: "running a statement")
+            throw Self.ledgerError(error, location: location, doing: "running a statement", statement: sql)
         }
     }
 
@@ -94,11 +94,19 @@ final class PostgresSession: @unchecked Sendable {
         return try result.get()
     }
 
-    /// A server's error in the user's terms: what failed, the server's own message, never SQL.
-    static func ledgerError(_ error: any Error, location: PostgresLocation, doing: String) -> LedgerError {
+    /// A server's error in the user's terms: what failed, the server's own message, never SQL (`statement`, the
+    /// SQL that failed, and the driver's own error go to ``LedgerError/detail``).
+    static func ledgerError(_ error: any Error, location: PostgresLocation, doing: String, statement: String? = nil) -> LedgerError {
+        var result = userError(error, location: location, doing: doing)
+        result.detail = [statement.map { "while running \($0.prefix(200))" }, String(describing: error)]
+            .compactMap { $0 }.joined(separator: "; ")
+        return result
+    }
+
+    private static func userError(_ error: any Error, location: PostgresLocation, doing: String) -> LedgerError {
         guard let error = error as? PSQLError else {
             return LedgerError(kind: .unavailable, path: location.description,
-                               message: "the PostgreSQL server cannot be reached (\(doing)): \(error)")
+                               message: "the PostgreSQL server cannot be reached (\(doing))")
         }
         switch error.code {
         case .server:
@@ -107,6 +115,9 @@ final class PostgresSession: @unchecked Sendable {
             // Class 08: connection exceptions; 57P: the server is shutting down or was restarted.
             let kind: LedgerError.Kind = state.hasPrefix("08") || state.hasPrefix("57P") ? .unavailable : .server(state: state)
             return LedgerError(kind: kind, path: location.description, message: "the PostgreSQL server said: \(message)")
+        case .connectionError where doing == "connecting":
+            return LedgerError(kind: .unavailable, path: location.description,
+                               message: "cannot reach the PostgreSQL server; check the host and port of --db and that the server runs, then run the command again")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
             return LedgerError(kind: .unavailable, path: location.description,
                                message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")

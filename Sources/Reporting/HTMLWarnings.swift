@@ -1,0 +1,38 @@
+import SubscriptionMetrics
+
+/// The banners at the top of report.html for what makes its figures understate, so that nobody reads revenue
+/// that leaves transactions out without being told (the same warnings `report` says on stderr and
+/// `summary.json` has under `warnings`):
+/// - transactions with no known price: the total and each product's count, as sums of `revenue_monthly`'s
+///   `unpriced_transactions` (tagged, so the browser check compares them with the CSV), and what to pass;
+/// - with `--currency`, month and currency pairs without an FX rate.
+struct HTMLWarnings: Sendable {
+    let tables: ReportTables
+
+    func html() -> String {
+        var out = ""
+        let products = tables.unpricedProducts
+        if !products.isEmpty {
+            let total = HTMLSource.sum("revenue_monthly", where: [], "unpriced_transactions")
+            out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue and MRR understate.</strong> "
+                + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transactions had no known price"
+                + " (or currency), so gross, refunds, net and MRR leave them out: "
+            out += products.map { product in
+                let source = HTMLSource.sum("revenue_monthly", where: [("platform", product.platform.rawValue),
+                                                                        ("product_id", product.productId)], "unpriced_transactions")
+                return HTMLText.escape(product.platform.rawValue + " " + product.productId)
+                    + " <span class=\"value\"\(source.attributes)>\(product.transactions)</span>"
+            }.joined(separator: ", ")
+            out += ". Run the report with <code>--prices FILE</code> (CSV <code>platform,product_id,currency,price,duration</code>)"
+                + " listing these products.</p>\n"
+        }
+        let missing = tables.missingExchangeRates
+        if let currency = tables.reportingCurrency, !missing.isEmpty {
+            out += "<p class=\"banner\" id=\"warning-fx\" role=\"note\"><strong>Amounts in " + HTMLText.escape(currency)
+                + " are incomplete.</strong> No FX rate for " + HTMLText.escape(missing.joined(separator: ", "))
+                + ": those months' converted amounts are empty and left out of the totals in " + HTMLText.escape(currency)
+                + ". Add their rows to the <code>--fx-rates</code> file.</p>\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Simulator
+import Testing
+
+/// The report traps of issue 15, through the real binary on a simulated ledger: revenue that silently
+/// understates, a headline whose numbers do not make its rate, an as-of that only takes one form and is printed
+/// in another zone than its label, and a page made for machines rather than people.
+@Suite(.serialized)
+struct ReportTrapProcessTests {
+    /// A simulated ledger: `subscribers` over `months` from 2024-01, ingested with the simulation's root.
+    static func ledger(subscribers: Int = 150, months: Int = 6, seed: UInt64 = 15) throws -> TemporaryDirectory {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: subscribers, months: months, seed: seed).write(to: workspace.file("sim"))
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
+                                              in: workspace, tag: "ingest")
+        #expect(ingest.status == 1, "the simulated noise is quarantined: \(ingest.stderr)")
+        return workspace
+    }
+
+    static func csv(_ path: String) throws -> [[String: String]] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        guard let header = lines.first else { return [] }
+        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+    }
+
+    static func json(_ path: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    /// Item 7: without `--prices`, legacy Apple payloads (verifyReceipt, V1 notifications) and Google products
+    /// carry no price: the report says how many transactions of which products, and what to pass, on stderr, in
+    /// summary.json `warnings` and as a banner in report.html; with the price list, none of the three.
+    @Test func revenueWithoutPricesSaysItUnderstates() throws {
+        let workspace = try Self.ledger()
+        let bare = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "bare"], in: workspace, tag: "bare")
+        #expect(bare.status == 0, "a warning, not a failure: \(bare.stderr)")
+        var perProduct: [String: Int] = [:]
+        for row in try Self.csv(workspace.file("bare/revenue_monthly.csv")) {
+            perProduct[row["platform"]! + " " + row["product_id"]!, default: 0] += Int(row["unpriced_transactions"]!) ?? 0
+        }
+        perProduct = perProduct.filter { $0.value > 0 }
+        let total = perProduct.values.reduce(0, +)
+        #expect(total > 0, "the simulation has legacy Apple payloads")
+        #expect(bare.stderr.contains("level=warning"), "\(bare.stderr)")
+        #expect(bare.stderr.contains("\(total) transactions had no known price"), "\(bare.stderr)")
+        for (product, count) in perProduct { #expect(bare.stderr.contains("\(product) \(count)"), "\(product): \(bare.stderr)") }
+        #expect(bare.stderr.contains("pass --prices FILE"), "\(bare.stderr)")
+        let warnings = try #require(try Self.json(workspace.file("bare/summary.json"))["warnings"] as? [String: Any])
+        #expect(warnings["unpriced_transactions"] as? Int == total)
+        let products = (warnings["unpriced_products"] as? [[String: Any]] ?? []).map {
+            ("\($0["platform"] ?? "") \($0["product_id"] ?? "")", $0["unpriced_transactions"] as? Int ?? -1)
+        }
+        #expect(Dictionary(uniqueKeysWithValues: products) == perProduct)
+        let page = try String(contentsOfFile: workspace.file("bare/report.html"), encoding: .utf8)
+        #expect(page.contains("id=\"warning-unpriced\""))
+        #expect(page.contains("<strong>Revenue and MRR understate.</strong>"))
+
+        let priced = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "priced", "--prices", "sim/prices.csv"],
+                                              in: workspace, tag: "priced")
+        #expect(priced.status == 0)
+        #expect(!priced.stderr.contains("no known price"), "\(priced.stderr)")
+        #expect((try Self.json(workspace.file("priced/summary.json"))["warnings"] as? [String: Any])?["unpriced_transactions"] as? Int == 0)
+        #expect(!(try String(contentsOfFile: workspace.file("priced/report.html"), encoding: .utf8)).contains("warning-unpriced"))
+    }
+
+    /// Item 8: the summary's churn line is made of the rate's own numbers (its numerator and active_start), and
+    /// `churned` is said for what it is; a recovery rate with open episodes is said to be provisional.
+    @Test func theHeadlineIsBuiltFromTheNumbersOfItsRates() throws {
+        let workspace = try Self.ledger(subscribers: 250, months: 5, seed: 8)
+        // May is the last complete month and its billing retries are still running at its end: open episodes.
+        let run = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "sim/prices.csv", "--as-of", "2024-05-31"],
+                                           in: workspace, tag: "report")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("last complete month 2024-05:"), "\(run.stdout)")
+        let total = try #require(try Self.csv(workspace.file("r/subscriptions_monthly.csv"))
+            .first { $0["month"] == "2024-05" && $0["platform"] == "all" && $0["product_id"] == "all" })
+        let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("  churn rate ") }).description
+        // "  churn rate R: N of the D active at the start ended; C paid spells ended in all (...); net churn rate ..."
+        let parts = line.dropFirst("  churn rate ".count).split(separator: " ")
+        let rate = String(parts[0].dropLast())
+        let numerator = try #require(Int(parts[1]))
+        #expect(rate == total["churn_rate"], "\(line)")
+        #expect(String(parts[4]) == total["active_start"], "\(line)")
+        #expect(String(format: "%.6f", Double(numerator) / Double(Int(total["active_start"]!)!)) == total["churn_rate"], "\(line)")
+        #expect(line.contains("; \(total["churned"]!) paid spells ended in all"), "\(line)")
+        #expect(line.contains("net churn rate \(total["net_churn_rate"]!) = (\(total["churned"]!) churned - \(total["reactivated"]!) reactivated) / \(total["active_start"]!)"))
+
+        let grace = try Self.csv(workspace.file("r/grace_recovery.csv")).filter { $0["month"] == "2024-05" }
+        #expect(grace.contains { $0["open"] != "0" }, "the fixture must have open episodes in May")
+        let recovery = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("  billing-issue recovery rate") }).description
+        for row in grace {
+            let open = row["open"]!
+            #expect(recovery.contains(open == "0" ? "\(row["platform"]!) " : "\(open) still open: provisional"), "\(row): \(recovery)")
+        }
+        let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
+        #expect(page.contains("still open: <strong>provisional</strong>"))
+    }
+
+    /// Item 9: `--as-of 2024-05-31` is the end of that day in `--timezone`, the same instant as its RFC 3339
+    /// form, and the as-of is printed in the report's zone with its offset (summary, summary.json, report.html).
+    @Test func aDateAsOfIsTheEndOfThatDayInTheReportsZone() throws {
+        let workspace = try Self.ledger(subscribers: 60, months: 6, seed: 3)
+        let date = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "date", "--as-of", "2024-05-31",
+                                             "--timezone", "Asia/Tokyo"], in: workspace, tag: "date")
+        #expect(date.status == 0, "\(date.stderr)")
+        let instant = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "instant", "--as-of", "2024-05-31T14:59:59.999Z",
+                                                "--timezone", "Asia/Tokyo"], in: workspace, tag: "instant")
+        #expect(instant.status == 0)
+        for name in ["subscriptions_monthly.csv", "revenue_monthly.csv", "mrr_movements.csv", "retention_cohorts.csv",
+                     "trial_conversion.csv", "grace_recovery.csv"] {
+            #expect(FileManager.default.contents(atPath: workspace.file("date/\(name)")) == FileManager.default.contents(atPath: workspace.file("instant/\(name)")),
+                    "\(name): a date is the last millisecond of that day in Tokyo")
+        }
+        #expect(date.stdout.contains("as of 2024-05-31T23:59:59.999+09:00 (Asia/Tokyo); last complete month 2024-05"), "\(date.stdout)")
+        #expect(try Self.json(workspace.file("date/summary.json"))["as_of"] as? String == "2024-05-31T23:59:59.999+09:00")
+        let page = try String(contentsOfFile: workspace.file("date/report.html"), encoding: .utf8)
+        #expect(page.contains("<time id=\"as-of\" datetime=\"2024-05-31T23:59:59.999+09:00\">2024-05-31T23:59:59.999+09:00</time>"))
+
+        // A day with a daylight-saving change (23 hours in New York): its end is still that day's last millisecond.
+        let dst = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "dst", "--as-of", "2024-03-10",
+                                            "--timezone", "America/New_York", "--format", "json"], in: workspace, tag: "dst")
+        #expect(try Self.json(workspace.file("dst/summary.json"))["as_of"] as? String == "2024-03-10T23:59:59.999-04:00", "\(dst.stderr)")
+        let utc = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "utc", "--as-of", "2024-04-30", "--format", "json"],
+                                           in: workspace, tag: "utc")
+        #expect(utc.stdout.contains("as of 2024-04-30T23:59:59.999Z (UTC); last complete month 2024-04"), "\(utc.stdout)")
+        for wrong in ["2024-02-30", "2024-5-31", "31.05.2024"] {
+            let result = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--as-of", wrong], in: workspace, tag: "wrong")
+            #expect(result.status == 2, "\(wrong)")
+            #expect(result.stderr.contains("--as-of '\(wrong)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z), a date"), "\(result.stderr)")
+        }
+    }
+
+    /// Item 10: report.html for people: rates in percent, heat maps in percent with a legend, weekly retention
+    /// readable, a chart per product, totals in the `--currency` (an ISO 4217 code, else exit 2); and still
+    /// every figure checked against its CSV cell by `scripts/browser-check.py` (run here on the page as written,
+    /// which has no script, so its DOM is its text).
+    @Test func thePageIsForPeopleAndStillChecked() throws {
+        let workspace = try Self.ledger(subscribers: 120, months: 8, seed: 21)
+        var rates = ["month,currency,rate_to_reporting_currency"]
+        for month in 1...8 { rates += ["EUR", "GBP", "JPY"].map { "2024-0\(month),\($0),\($0 == "JPY" ? "0.0066" : $0 == "EUR" ? "1.08" : "1.27")" } }
+        try Data((rates.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: workspace.file("fx.csv")))
+        let refused = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--currency", "DOLLARS", "--fx-rates", "fx.csv"],
+                                               in: workspace, tag: "dollars")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--currency DOLLARS is not an ISO 4217 currency code"), "\(refused.stderr)")
+
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "sim/prices.csv",
+                                               "--currency", "usd", "--fx-rates", "fx.csv"], in: workspace, tag: "report")
+        #expect(report.status == 0, "\(report.stderr)")
+        let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
+        let total = try #require(try Self.csv(workspace.file("r/subscriptions_monthly.csv")).last { $0["platform"] == "all" })
+        let shown = try #require(total["churn_rate"].flatMap { Double($0) }.map { String(format: "%.1f%%", $0 * 100) })
+        #expect(page.contains(">\(shown)</td>"), "churn rate \(total["churn_rate"]!) as \(shown)")
+        #expect(!page.contains(">\(total["churn_rate"]!)</td>"), "no rate as a fraction in the tables")
+        #expect(page.contains("retention rate 0%") && page.contains(">100%</text>"), "the heat maps' legend is in percent")
+        // Weekly retention has a column per week: it scrolls, every column labelled.
+        #expect(page.contains("<div class=\"scroll\""), "a weekly heat map wider than the page scrolls")
+        let products = Set(try Self.csv(workspace.file("r/subscriptions_monthly.csv")).filter { $0["product_id"] != "all" }
+            .map { $0["platform"]! + " " + $0["product_id"]! })
+        let section = try #require(page.components(separatedBy: "id=\"chart-products\"").dropFirst().first?.components(separatedBy: "</section>").first)
+        for product in products { #expect(section.contains("<h3>\(product)</h3>"), "a panel for \(product)") }
+        #expect(page.contains("<h3>Revenue, all currencies in USD</h3>"))
+
+        let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        if let python {
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: python)
+            var root = URL(fileURLWithPath: #filePath)
+            for _ in 0..<3 { root.deleteLastPathComponent() }
+            try Data().write(to: URL(fileURLWithPath: workspace.file("console.log")))
+            check.arguments = [root.appendingPathComponent("scripts/browser-check.py").path, "--dom", workspace.file("r/report.html"),
+                               "--console", workspace.file("console.log"), "--csv-dir", workspace.file("r"), "--source", workspace.file("r/report.html")]
+            let output = Pipe()
+            check.standardOutput = output
+            check.standardError = output
+            try check.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            check.waitUntilExit()
+            #expect(check.terminationStatus == 0, "\(text)")
+            #expect(text.contains("browser-check: OK"), "\(text)")
+        }
+    }
+}
