@@ -74,7 +74,12 @@ extension PostgresLedger {
                 try session.copy(into: "stage_dequeue", columns: ["origin", "key"], rows: staged.queue)
                 try session.query(PostgresStaging.dequeue)
             }
-            try session.query(PostgresStaging.clear)
+            // A transaction may hold several batches (the last records of several small files): each batch
+            // empties the staging tables after itself; the commit then resets their storage.
+            if !staged.records.isEmpty { try session.query("DELETE FROM stage_records") }
+            if !staged.facts.isEmpty { try session.query("DELETE FROM stage_facts") }
+            if !staged.quarantine.isEmpty || !staged.parts.isEmpty { try session.query("DELETE FROM stage_quarantine") }
+            if !staged.queue.isEmpty { try session.query("DELETE FROM stage_dequeue") }
             return (newRecords, newQuarantine)
         }
         // New: the first write of a key that this batch inserted, as SQLite's row-at-a-time answer would be.
@@ -103,7 +108,9 @@ extension PostgresLedger {
     }
 }
 
-/// The staging tables of ``PostgresLedger/write(_:dequeuing:)`` and the statements that move their rows on.
+/// The staging tables of ``PostgresLedger/write(_:dequeuing:)`` and the statements that move their rows on. The
+/// tables empty themselves at every commit (a batch is one transaction): cheaper than a `TRUNCATE` per batch,
+/// which gives a table new files each time.
 enum PostgresStaging {
     static let create = [
         """
@@ -111,22 +118,22 @@ enum PostgresStaging {
             seq BIGINT, dedup_key TEXT COLLATE "C", source TEXT, outcome TEXT, reason TEXT, file TEXT COLLATE "C",
             member TEXT COLLATE "C", position BIGINT, received_at BIGINT, payload BYTEA, dictionary BIGINT,
             rules_version BIGINT, bucket BIGINT, platform TEXT COLLATE "C", subject TEXT COLLATE "C", flags BIGINT,
-            run TEXT)
+            run TEXT) ON COMMIT DELETE ROWS
         """,
         """
         CREATE TEMP TABLE IF NOT EXISTS stage_facts (
             fact_key BYTEA, platform TEXT COLLATE "C", subject TEXT COLLATE "C", kind TEXT COLLATE "C", at BIGINT,
             observed_at BIGINT, ref TEXT COLLATE "C", detail TEXT COLLATE "C", product_id TEXT COLLATE "C",
             end_at BIGINT, amount_micros BIGINT, currency TEXT COLLATE "C", flags BIGINT, record TEXT COLLATE "C",
-            bucket BIGINT)
+            bucket BIGINT) ON COMMIT DELETE ROWS
         """,
         """
         CREATE TEMP TABLE IF NOT EXISTS stage_quarantine (
             seq BIGINT, key TEXT COLLATE "C", reason TEXT, detail TEXT, file TEXT COLLATE "C",
             member TEXT COLLATE "C", position BIGINT, raw BYTEA, raw_size BIGINT, dictionary BIGINT,
-            rules_version BIGINT, part TEXT COLLATE "C")
+            rules_version BIGINT, part TEXT COLLATE "C") ON COMMIT DELETE ROWS
         """,
-        "CREATE TEMP TABLE IF NOT EXISTS stage_dequeue (origin TEXT COLLATE \"C\", key TEXT COLLATE \"C\")",
+        "CREATE TEMP TABLE IF NOT EXISTS stage_dequeue (origin TEXT COLLATE \"C\", key TEXT COLLATE \"C\") ON COMMIT DELETE ROWS",
     ]
 
     static let recordColumns = ["seq", "dedup_key", "source", "outcome", "reason", "file", "member", "position",
@@ -208,7 +215,6 @@ enum PostgresStaging {
         DELETE FROM reprocess_queue q USING stage_dequeue d WHERE q.origin = d.origin AND q.key = d.key
         """
 
-    static let clear = "TRUNCATE stage_records, stage_facts, stage_quarantine, stage_dequeue"
 }
 
 /// Rows in `COPY … FROM STDIN` text format: columns separated by tabs, rows by newlines, `\N` for NULL,
