@@ -36,4 +36,9 @@ public enum QuarantineReason: String, Sendable, Hashable, Codable, CaseIterable 
     case wrongBundle = "wrong_bundle"
     /// A Google payload for another app than `--package-name`.
     case wrongPackage = "wrong_package"
+    /// A JSON string whose bytes are not UTF-8 (or that escapes an unpaired surrogate): read leniently, two
+    /// different purchase tokens would become one.
+    case invalidUTF8 = "invalid_utf8"
+    /// A JSON object that names a member twice: parsers disagree on which one counts.
+    case duplicateKey = "duplicate_key"
 }

@@ -1,8 +1,18 @@
+import Facts
+
 /// A byte-level JSON parser (RFC 8259) into ``JSON``.
 ///
 /// Written for this pipeline's hot path: records are parsed straight from the decompressed bytes with no
 /// intermediate `Data` or `String`, and no Foundation boxing. Nesting is limited to ``maximumDepth`` so that a
 /// hostile record cannot exhaust the stack.
+///
+/// Strict where leniency would change what a record says (RFC 8259 §8.1, §4):
+/// - a string that is not valid UTF-8 (or escapes an unpaired surrogate) is an error of kind
+///   ``JSONParseError/Kind/invalidUTF8``, never repaired with U+FFFD: repairing would make two different
+///   purchase tokens one;
+/// - an object with a member name twice is an error of kind ``JSONParseError/Kind/duplicateKey``: parsers
+///   disagree on which one wins, so the record has no single meaning.
+/// Both errors name the member path where they were found (`receipt.in_app[2].transaction_id`).
 public struct JSONParser {
     /// Deepest nesting accepted; store payloads nest fewer than ten levels.
     public static let maximumDepth = 512
@@ -49,6 +59,10 @@ public struct JSONParser {
 
         func fail(_ message: String) -> JSONParseError { JSONParseError(offset: index, message: message) }
 
+        func duplicate(_ key: String, at offset: Int) -> JSONParseError {
+            JSONParseError(offset: offset, message: "the member \"\(key)\" appears twice", kind: .duplicateKey, member: key)
+        }
+
         mutating func value(depth: Int) throws(JSONParseError) -> JSON {
             guard depth < JSONParser.maximumDepth else { throw fail("nesting deeper than \(JSONParser.maximumDepth)") }
             guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -80,15 +94,28 @@ public struct JSONParser {
                 index += 1
                 return .object(object)
             }
+            /// Member names of a large object, for the duplicate check; a small one is searched instead.
+            var names: Set<String>?
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                let keyStart = index
                 let key = try string()
+                if object.count < 16 {
+                    if object[key] != nil { throw duplicate(key, at: keyStart) }
+                } else {
+                    if names == nil { names = Set(object.keys) }
+                    guard names!.insert(key).inserted else { throw duplicate(key, at: keyStart) }
+                }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 index += 1
                 skipWhitespace()
-                object.append(key, try value(depth: depth + 1))
+                do {
+                    object.append(key, try value(depth: depth + 1))
+                } catch {
+                    throw error.inside(key)
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end of input in an object") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -107,7 +134,11 @@ public struct JSONParser {
             }
             while true {
                 skipWhitespace()
-                elements.append(try value(depth: depth + 1))
+                do {
+                    elements.append(try value(depth: depth + 1))
+                } catch {
+                    throw error.inside("[\(elements.count)]")
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end of input in an array") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -150,7 +181,9 @@ public struct JSONParser {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                        throw invalidUTF8(in: start..<index)
+                    }
                     index += 1
                     return text
                 }
@@ -162,8 +195,9 @@ public struct JSONParser {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
+                    guard let text = String(validating: scalars, as: UTF8.self) else { throw invalidUTF8(in: start..<index) }
                     index += 1
-                    return String(decoding: scalars, as: UTF8.self)
+                    return text
                 }
                 if byte < 0x20 { throw fail("control character in a string") }
                 if byte != UInt8(ascii: "\\") {
@@ -185,23 +219,44 @@ public struct JSONParser {
                 case UInt8(ascii: "r"): scalars.append(0x0D)
                 case UInt8(ascii: "t"): scalars.append(0x09)
                 case UInt8(ascii: "u"):
+                    let escapeStart = index - 2
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
                        bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
                         index += 2
                         let low = try hex4()
-                        if (0xDC00..<0xE000).contains(low) {
-                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            code = 0xFFFD
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw JSONParseError(offset: escapeStart, message: "a \\u escape of a high surrogate not followed by a low one", kind: .invalidUTF8)
                         }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
-                    scalars.append(contentsOf: Array(String(scalar).utf8))
+                    guard let scalar = Unicode.Scalar(code) else {
+                        throw JSONParseError(offset: escapeStart, message: "a \\u escape of an unpaired surrogate", kind: .invalidUTF8)
+                    }
+                    scalars.append(contentsOf: String(scalar).utf8)
                 default: throw fail("invalid escape")
                 }
             }
             throw fail("unterminated string")
+        }
+
+        /// The error for a string whose bytes `range` are not valid UTF-8, at the first bad byte.
+        func invalidUTF8(in range: Range<Int>) -> JSONParseError {
+            var offset = range.lowerBound
+            let slice = UnsafeBufferPointer(rebasing: bytes[range])
+            var iterator = slice.makeIterator()
+            var decoder = Unicode.UTF8()
+            var consumed = 0
+            decoding: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): consumed += UTF8.width(scalar)
+                case .emptyInput: break decoding
+                case .error:
+                    offset = range.lowerBound + consumed
+                    break decoding
+                }
+            }
+            return JSONParseError(offset: offset, message: "a string that is not valid UTF-8", kind: .invalidUTF8)
         }
 
         mutating func hex4() throws(JSONParseError) -> UInt32 {
@@ -226,7 +281,51 @@ public struct JSONParser {
 
 /// Why a JSON text could not be parsed, and where (byte offset within the text).
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem it is: each is quarantined for its own reason (``quarantineReason``).
+    public enum Kind: Sendable, Hashable {
+        /// Not JSON.
+        case syntax
+        /// Well-formed JSON whose string holds bytes that are not UTF-8, or escapes an unpaired surrogate.
+        case invalidUTF8
+        /// An object names a member twice.
+        case duplicateKey
+    }
+
     public var offset: Int
     public var message: String
-    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+    public var kind: Kind
+    /// Where in the document it was found, as a member path (`data.signedTransactionInfo`, `in_app[2].x`);
+    /// `nil` for syntax errors and at the top level.
+    public var member: String?
+
+    public init(offset: Int, message: String, kind: Kind = .syntax, member: String? = nil) {
+        self.offset = offset
+        self.message = message
+        self.kind = kind
+        self.member = member
+    }
+
+    /// The quarantine reason for a record that fails this way.
+    public var quarantineReason: QuarantineReason {
+        switch kind {
+        case .syntax: .malformedJSON
+        case .invalidUTF8: .invalidUTF8
+        case .duplicateKey: .duplicateKey
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .syntax: "invalid JSON at byte \(offset): \(message)"
+        case .invalidUTF8, .duplicateKey: "\(message) at byte \(offset)" + (member.map { " (member \($0))" } ?? "")
+        }
+    }
+
+    /// The error as seen from the object member or array element `step` that holds where it happened.
+    func inside(_ step: String) -> JSONParseError {
+        guard kind != .syntax else { return self }
+        var error = self
+        error.member = member.map { step + ($0.hasPrefix("[") ? "" : ".") + $0 } ?? step
+        return error
+    }
 }
