@@ -28,7 +28,6 @@ let package = Package(
         .target(name: "Ingest", dependencies: [
             "Facts",
             "SystemZlib",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "AppStore", dependencies: [

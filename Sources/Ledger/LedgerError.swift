@@ -10,8 +10,12 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case sqlite(code: Int32)
         /// An input file could not be read for fingerprinting.
         case unreadableFile
-        /// The database holds a value this version cannot read (corrupt or written by something else).
+        /// Not a ledger this version reads: another application's database, or a ledger of another schema
+        /// version, or a value this version cannot read (a usage error: exit 2).
         case corrupt
+        /// The ledger file is damaged (SQLite finds broken pages): nothing can be trusted from it until it is
+        /// restored or rebuilt (exit 3); the message says how.
+        case damaged
     }
 
     public var kind: Kind

@@ -8,8 +8,11 @@
 enum LedgerSchema {
     /// Stored in SQLite's `user_version` when the tables are created; a ledger with another version is refused
     /// rather than misread. 2: binary `fact_key`, facts clustered by subject. 3: quarantine keys include the
-    /// record's position.
-    static let version: Int64 = 3
+    /// record's position. 4: `skipped_files`.
+    static let version: Int64 = 4
+
+    /// The ledger's tables: a database holding all of them is a ledger, one holding none is new.
+    static let tables = ["files", "records", "facts", "quarantine", "skipped_files"]
 
     static let create = [
         // files: the manifest of input files. A file whose path, size and SHA-256 match a `done` row is skipped;
@@ -89,6 +92,16 @@ enum LedgerSchema {
             raw_size        BIGINT  NOT NULL
         )
         """,
+        // skipped_files: files found among the inputs that are not inputs (not JSON, gzip, tar or zip; FIFOs,
+        // sockets, broken links), with the latest reason, so that `status` lists them (`cli.md`). A path read
+        // as an input later leaves this table.
+        """
+        CREATE TABLE IF NOT EXISTS skipped_files (
+            path            TEXT    NOT NULL PRIMARY KEY,
+            reason          TEXT    NOT NULL,
+            skipped_at      BIGINT  NOT NULL
+        )
+        """,
     ]
 
     // MARK: manifest
@@ -119,6 +132,15 @@ enum LedgerSchema {
             damage_reason, ingested_at
         FROM files ORDER BY path
         """
+
+    static let skipFile = """
+        INSERT INTO skipped_files (path, reason, skipped_at) VALUES (?, ?, ?)
+        ON CONFLICT (path) DO UPDATE SET reason = excluded.reason, skipped_at = excluded.skipped_at
+        """
+
+    static let unskipFile = "DELETE FROM skipped_files WHERE path = ?"
+
+    static let listSkipped = "SELECT path, reason FROM skipped_files ORDER BY path"
 
     // MARK: records, facts, quarantine
 
@@ -212,6 +234,60 @@ enum LedgerSchema {
         LEFT JOIN temp.chain_roots r ON r.platform = f.platform AND r.subject = f.subject
         ORDER BY f.platform, subscription, f.at, f.kind, f.observed_at, f.ref, f.fact_key
         """
+
+    // MARK: checks
+
+    /// SQLite's structural check of every page (not of indexes against tables): run at every open for writing or
+    /// reporting, so that a damaged file is said before any number is taken from it.
+    static let quickCheck = "PRAGMA quick_check(20)"
+
+    /// The full check, indexes against their tables included (`status --verify`).
+    static let integrityCheck = "PRAGMA integrity_check(100)"
+
+    /// The tables' `CHECK` constraints as queries that count the rows breaking them: SQLite's checks skip `CHECK`
+    /// constraints on a read-only connection (`report`, `status`), and a flipped byte in `records.outcome` changes
+    /// the counts (`used` 3181 -> 3180) while every page stays well formed. Part of the quick check.
+    static let constraintChecks: [(rule: String, sql: String)] = [
+        ("a file's state is reading or done", "SELECT COUNT(*) FROM files WHERE state NOT IN ('reading', 'done')"),
+        ("a record's outcome is used or excluded", "SELECT COUNT(*) FROM records WHERE outcome NOT IN ('used', 'excluded')"),
+    ]
+
+    /// Invariants of the ledger's own (`status --verify`), besides ``constraintChecks``: each query counts the rows
+    /// that break one.
+    static let invariants: [(rule: String, sql: String)] = [
+        ("a file read to its end has counts that add up (read = used + duplicate + excluded + quarantined)",
+         "SELECT COUNT(*) FROM files WHERE state = 'done' AND read <> used + duplicate + excluded + quarantined"),
+        ("no count is negative and every file has a SHA-256",
+         """
+         SELECT COUNT(*) FROM files WHERE size < 0 OR read < 0 OR used < 0 OR duplicate < 0 OR excluded < 0
+             OR quarantined < 0 OR length(sha256) <> 64
+         """),
+        ("a used record has no exclusion reason, an excluded one has one",
+         "SELECT COUNT(*) FROM records WHERE (outcome = 'used') <> (reason IS NULL)"),
+        ("every record comes from a file in the manifest",
+         "SELECT COUNT(*) FROM records WHERE file NOT IN (SELECT path FROM files)"),
+        ("every quarantined record comes from a file in the manifest and keeps at most its own bytes",
+         """
+         SELECT COUNT(*) FROM quarantine WHERE file NOT IN (SELECT path FROM files) OR raw_size < length(raw)
+             OR length(key) <> 64
+         """),
+        ("a platform with facts has used records of that platform",
+         """
+         SELECT COUNT(*) FROM (SELECT DISTINCT platform FROM facts) f
+         WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.outcome = 'used' AND r.source LIKE f.platform || '.%')
+         """),
+    ]
+
+    /// Every fact, for checking that its key is the digest of its content.
+    static let allFacts = """
+        SELECT fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros,
+            currency, flags
+        FROM facts
+        """
+
+    static let recordLabels = "SELECT DISTINCT source, outcome, COALESCE(reason, '') FROM records"
+
+    static let quarantineReasons = "SELECT DISTINCT reason FROM quarantine"
 
     // MARK: digest
 

@@ -28,6 +28,9 @@ public protocol LedgerStore {
     func finishFile(_ file: FileFingerprint, counts: FileCounts, damage: Damage?) throws(LedgerError)
     /// Every manifest row, by path.
     func files() throws(LedgerError) -> [FileManifestEntry]
+    /// Records that a file found among the inputs is not one (``IngestStatistics/skippedFiles``); a later
+    /// ``beginFile(_:)`` of the same path forgets it.
+    func skipFile(_ skipped: IngestStatistics.Skipped) throws(LedgerError)
 
     // MARK: records
 
@@ -50,6 +53,15 @@ public protocol LedgerStore {
     /// chains (``Fact/Kind/link``) joined under the chain's first subject. Within a group facts are sorted by
     /// (at, kind, observedAt, ref). Only the current group is held in memory.
     func forEachSubscription(_ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
+    // MARK: checks
+
+    /// A fast structural check, run before ingest and report use the ledger; throws
+    /// ``LedgerError/Kind/damaged`` (with how to recover) when it fails.
+    func quickCheck() throws(LedgerError)
+    /// The full check of `status --verify`: the store's own consistency and the ledger's invariants.
+    /// - Returns: the problems found, each a sentence; empty for a sound ledger.
+    func verify() throws(LedgerError) -> [String]
+
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// provenance-independent details: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String

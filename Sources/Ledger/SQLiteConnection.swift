@@ -19,7 +19,7 @@ final class SQLiteConnection {
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let opened { sqlite3_close_v2(opened) }
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: "cannot open database: \(message)")
+            throw Self.failure(code, path: path, message: "cannot open database: \(message)")
         }
         self.handle = opened
         self.path = path
@@ -35,7 +35,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: "\(text) (while running \(sql.prefix(80)))")
+            throw Self.failure(code, path: path, message: "\(text) (while running \(sql.prefix(80)))")
         }
     }
 
@@ -50,6 +50,16 @@ final class SQLiteConnection {
 
     func error(_ code: Int32, context: String) -> LedgerError {
         let text = String(cString: sqlite3_errmsg(handle))
-        return LedgerError(kind: .sqlite(code: code), path: path, message: "\(text) (\(context))")
+        return Self.failure(code, path: path, message: "\(text) (\(context))")
+    }
+
+    /// The error for an SQLite result code: `SQLITE_CORRUPT` (a broken page met while reading or writing) is
+    /// ``LedgerError/Kind/damaged``, with how to recover; anything else keeps its code.
+    static func failure(_ code: Int32, path: String, message: String) -> LedgerError {
+        if code & 0xFF == SQLITE_CORRUPT {
+            let found = String(cString: sqlite3_errstr(code))
+            return LedgerError(kind: .damaged, path: path, message: "the ledger is damaged (SQLite: \(found))" + SQLiteLedger.recovery(path))
+        }
+        return LedgerError(kind: .sqlite(code: code), path: path, message: message)
     }
 }

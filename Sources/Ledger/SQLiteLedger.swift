@@ -92,6 +92,17 @@ public final class SQLiteLedger: LedgerStore {
         try statement.bind(3, file.sha256)
         try statement.bind(4, Self.now())
         try statement.run()
+        let unskip = try prepared(LedgerSchema.unskipFile)
+        try unskip.bind(1, file.path)
+        try unskip.run()
+    }
+
+    public func skipFile(_ skipped: IngestStatistics.Skipped) throws(LedgerError) {
+        let statement = try prepared(LedgerSchema.skipFile)
+        try statement.bind(1, skipped.file)
+        try statement.bind(2, skipped.reason)
+        try statement.bind(3, Self.now())
+        try statement.run()
     }
 
     public func saveProgress(path: String, read: Int) throws(LedgerError) {
@@ -251,6 +262,11 @@ public final class SQLiteLedger: LedgerStore {
                 file: damaged.string(0), offset: damaged.int64(1), reason: damaged.optionalString(2) ?? ""))
         }
         damaged.reset()
+        let skipped = try prepared(LedgerSchema.listSkipped)
+        while try skipped.step() {
+            statistics.skippedFiles.append(IngestStatistics.Skipped(file: skipped.string(0), reason: skipped.string(1)))
+        }
+        skipped.reset()
         let range = try prepared(LedgerSchema.eventRange)
         if try range.step() {
             statistics.firstEventAt = range.optionalInt64(0)
@@ -335,15 +351,17 @@ public final class SQLiteLedger: LedgerStore {
 
     var sqlite: SQLiteConnection { connection }
 
-    /// How many of the ledger's four tables the database has (0 for a new file).
-    private func tableCount() throws(LedgerError) -> Int64 {
-        let statement = try connection.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'facts', 'quarantine')")
-        return try statement.step() ? statement.int64(0) : 0
+    /// How many of the ledger's tables (``LedgerSchema/tables``) the database has (0 for a new file).
+    private func tableCount() throws(LedgerError) -> Int {
+        let names = LedgerSchema.tables.map { "'\($0)'" }.joined(separator: ", ")
+        let statement = try connection.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (\(names))")
+        return try statement.step() ? Int(statement.int64(0)) : 0
     }
 
     /// Fails unless the database is a ledger with this version's schema (``LedgerSchema/version``).
     private func requireSchema() throws(LedgerError) {
-        guard try tableCount() == 4 else {
+        let tables = try tableCount()
+        guard tables > 0 else {
             throw LedgerError(kind: .corrupt, path: path, message: "not a subledger database (its tables are missing)")
         }
         let statement = try connection.prepare("PRAGMA user_version")
@@ -355,6 +373,97 @@ public final class SQLiteLedger: LedgerStore {
                 \(LedgerSchema.version)): ingest the archives again into a new --db
                 """)
         }
+        guard tables == LedgerSchema.tables.count else {
+            throw LedgerError(kind: .damaged, path: path, message: "some of the ledger's tables are missing" + Self.recovery(path))
+        }
+    }
+
+    // MARK: checks
+
+    /// SQLite's `quick_check` (every page of the file is readable and well formed; indexes are not compared with
+    /// their tables: that is ``verify()``) and the tables' `CHECK` constraints (``LedgerSchema/constraintChecks``).
+    /// Ingest and report run it when they open the ledger, so that a damaged file stops them with a message
+    /// before a number is taken from it or written into it.
+    /// - Throws: ``LedgerError/Kind/damaged`` with what SQLite found and how to recover.
+    public func quickCheck() throws(LedgerError) {
+        var problems = try pragmaCheck(LedgerSchema.quickCheck).map { "SQLite quick_check: \($0)" }
+        if problems.isEmpty { problems = try broken(LedgerSchema.constraintChecks) }
+        guard problems.isEmpty else {
+            let found = problems.prefix(3).joined(separator: "; ")
+            throw LedgerError(kind: .damaged, path: path, message: "the ledger is damaged (\(found))" + Self.recovery(path))
+        }
+    }
+
+    /// The rules of `checks` that some rows break, as sentences.
+    private func broken(_ checks: [(rule: String, sql: String)]) throws(LedgerError) -> [String] {
+        var problems: [String] = []
+        for (rule, sql) in checks {
+            let statement = try connection.prepare(sql)
+            let count = try statement.step() ? statement.int64(0) : 0
+            if count > 0 { problems.append("\(count) row(s) break the rule: \(rule)") }
+        }
+        return problems
+    }
+
+    /// Everything `status --verify` checks: SQLite's `integrity_check` (pages, indexes against their tables,
+    /// `NOT NULL` constraints), the `CHECK` constraints, then the ledger's own invariants (``LedgerSchema/invariants``: each
+    /// file's counts add up, records and quarantined records come from files in the manifest, ...), every label
+    /// (source, outcome, reason) is one this version writes, and every fact's key is the digest of its content,
+    /// so that a changed byte in a fact shows.
+    /// - Returns: the problems found, each a sentence; empty for a sound ledger.
+    public func verify() throws(LedgerError) -> [String] {
+        let structural = try pragmaCheck(LedgerSchema.integrityCheck)
+        guard structural.isEmpty else { return structural.map { "SQLite integrity_check: \($0)" } }
+        var problems = try broken(LedgerSchema.constraintChecks + LedgerSchema.invariants)
+        let labels = try connection.prepare(LedgerSchema.recordLabels)
+        while try labels.step() {
+            if SourceKind(rawValue: labels.string(0)) == nil {
+                problems.append("records have the unknown source \"\(labels.string(0))\"")
+            }
+            if labels.string(1) == "excluded", ExclusionReason(rawValue: labels.string(2)) == nil {
+                problems.append("records are excluded for the unknown reason \"\(labels.string(2))\"")
+            }
+        }
+        let reasons = try connection.prepare(LedgerSchema.quarantineReasons)
+        while try reasons.step() {
+            if QuarantineReason(rawValue: reasons.string(0)) == nil {
+                problems.append("records are quarantined for the unknown reason \"\(reasons.string(0))\"")
+            }
+        }
+        let facts = try connection.prepare(LedgerSchema.allFacts)
+        var mismatched = 0
+        while try facts.step() {
+            guard let platform = Platform(rawValue: facts.string(1)) else {
+                mismatched += 1
+                continue
+            }
+            let fact = Fact(platform: platform, subject: facts.string(2), kind: Fact.Kind(rawValue: facts.string(3)),
+                            at: facts.int64(4), observedAt: facts.int64(5), ref: facts.optionalString(6),
+                            detail: facts.optionalString(7), productId: facts.optionalString(8),
+                            end: facts.optionalInt64(9), amountMicros: facts.optionalInt64(10),
+                            currency: facts.optionalString(11), flags: Fact.Flags(rawValue: Int(facts.int64(12))))
+            if FactKey(fact).bytes != facts.blob(0) { mismatched += 1 }
+        }
+        if mismatched > 0 {
+            problems.append("\(mismatched) fact(s) do not match their key: their content changed after they were written")
+        }
+        return problems
+    }
+
+    /// The rows of `PRAGMA quick_check` / `integrity_check`, without the single `ok` of a sound file.
+    private func pragmaCheck(_ sql: String) throws(LedgerError) -> [String] {
+        let statement = try connection.prepare(sql)
+        var rows: [String] = []
+        while try statement.step() { rows.append(statement.optionalString(0) ?? "") }
+        return rows == ["ok"] ? [] : rows
+    }
+
+    /// What to do about a damaged ledger at `path`: appended to every message that says it is damaged.
+    static func recovery(_ path: String) -> String {
+        """
+        . Nothing was changed. Restore the ledger from a backup, or rebuild it from the archives: move \(path) \
+        aside and run `subledger ingest` on all of them with a new --db
+        """
     }
 
     /// Wall-clock time for `ingested_at` (ms, UTC); the only non-deterministic column, kept out of the digest.

@@ -39,8 +39,10 @@ final class IngestBatchQueue: @unchecked Sendable {
     enum Item {
         /// The file could not be fingerprinted (unreadable, removed since it was listed).
         case unreadable(path: String, message: String)
+        /// Not an input (neither JSON, gzip, tar nor zip): nothing read.
+        case notAnInput(IngestStatistics.Skipped)
         /// The ledger has this version of the file `done`: nothing to read.
-        case skipped(FileFingerprint)
+        case unchanged(FileFingerprint)
         /// The reader starts on this file.
         case begin(FileFingerprint)
         case batch([Record])

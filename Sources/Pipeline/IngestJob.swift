@@ -86,18 +86,21 @@ public struct IngestJob {
     /// Ingests `inputs` (files, folders, globs) and returns what this run did. Files skipped as unchanged
     /// count 0.
     public func run(inputs: [String]) throws(IngestError) -> IngestStatistics {
-        var skipped: [String] = []
-        return try run(inputs: inputs, skipped: &skipped)
+        var unchanged: [String] = []
+        return try run(inputs: inputs.map(InputPath.init), unchanged: &unchanged)
     }
 
     /// As ``run(inputs:)``, also naming the files skipped because the ledger already has them unchanged.
-    public func run(inputs: [String], skipped: inout [String]) throws(IngestError) -> IngestStatistics {
-        let files: [String]
+    /// Files that are not inputs (``InputExpander``, ``ArchiveReader/recognise(_:)``) are in the statistics'
+    /// `skippedFiles`, and the ledger keeps them for `status`.
+    public func run(inputs: [InputPath], unchanged: inout [String]) throws(IngestError) -> IngestStatistics {
+        let expansion: InputExpander.Expansion
         do {
-            files = try InputExpander.expand(inputs)
+            expansion = try InputExpander.expand(inputs)
         } catch {
             throw .input(error.description)
         }
+        let files = expansion.files
         let lock: IngestLock
         do {
             lock = try IngestLock(databasePath: ledgerPath, timeout: lockTimeout)
@@ -107,12 +110,17 @@ public struct IngestJob {
         defer { lock.release() }
         do throws(LedgerError) {
             let ledger = try SQLiteLedger(path: ledgerPath)
+            try ledger.quickCheck()
             // The manifest as the run starts: only this run writes it now (the lock), and it reads each path once
             // (InputExpander lists a file once), so a file's state cannot change before the reader reaches it.
             let done = Set(try ledger.files().filter { $0.state == .done }.map(\.fingerprint))
+            var statistics = IngestStatistics()
+            for skipped in expansion.skipped {
+                try ledger.skipFile(skipped)
+                statistics.skippedFiles.append(skipped)
+            }
             var reporter = ProgressReporter(output: progress)
             reporter.filesTotal = files.count
-            var statistics = IngestStatistics()
             let workers = max(workers, 1)
             let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
             let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight) }
@@ -128,8 +136,12 @@ public struct IngestJob {
                         statistics.files += 1
                         statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
                         reporter.filesDone += 1
-                    case .skipped(let file):
-                        skipped.append(file.path)
+                    case .notAnInput(let skipped):
+                        try ledger.skipFile(skipped)
+                        statistics.skippedFiles.append(skipped)
+                        reporter.filesDone += 1
+                    case .unchanged(let file):
+                        unchanged.append(file.path)
                         reporter.filesDone += 1
                         reporter.tick()
                     case .begin(let file):
@@ -188,7 +200,7 @@ public struct IngestJob {
                     IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
                 }
                 return
-            case .unreadable, .skipped, .begin, .finished:
+            case .unreadable, .notAnInput, .unchanged, .begin, .finished:
                 preconditionFailure("the reader ends a file before it sends anything else")
             }
         }
@@ -281,7 +293,7 @@ public struct IngestJob {
 
     /// Starts the thread that fingerprints, decompresses and splits `files` into queue items, in order, dealing
     /// them to `queues` in turn. `done`: the fingerprints the ledger had `done` when the run started.
-    private func startReader(files: [String], done: Set<FileFingerprint>, queues: [IngestBatchQueue]) {
+    private func startReader(files: [InputPath], done: Set<FileFingerprint>, queues: [IngestBatchQueue]) {
         let batchSize = batchSize
         let thread = Thread {
             defer { for queue in queues { queue.producerDone() } }
@@ -292,23 +304,34 @@ public struct IngestJob {
             }
             var batch: [IngestBatchQueue.Record] = []
             batch.reserveCapacity(batchSize)
+            let reader = ArchiveReader()
             do {
                 for path in files {
+                    switch reader.recognise(path) {
+                    case .input:
+                        break
+                    case .notAnInput(let reason):
+                        try push(.notAnInput(.init(file: path.description, reason: reason)))
+                        continue
+                    case .unreadable(let reason):
+                        try push(.unreadable(path: path.description, message: reason))
+                        continue
+                    }
                     let fingerprint: FileFingerprint
                     do throws(LedgerError) {
-                        fingerprint = try FileFingerprint.of(path: path)
+                        fingerprint = try FileFingerprint.of(path)
                     } catch {
-                        try push(.unreadable(path: path, message: error.message))
+                        try push(.unreadable(path: path.description, message: error.message))
                         continue
                     }
                     if done.contains(fingerprint) {
-                        try push(.skipped(fingerprint))
+                        try push(.unchanged(fingerprint))
                         continue
                     }
                     try push(.begin(fingerprint))
                     let result: Result<[Damage], any Error>
                     do {
-                        let damage = try ArchiveReader().read(path: path) { raw in
+                        let damage = try reader.read(path: path) { raw in
                             batch.append(IngestBatchQueue.Record(raw))
                             if batch.count >= batchSize {
                                 try push(.batch(batch))

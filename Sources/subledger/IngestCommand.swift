@@ -76,11 +76,13 @@ struct IngestCommand: ParsableCommand {
         commandName: "ingest",
         abstract: "Read archived store payloads into the ledger database.",
         discussion: """
-        Reads .ndjson/.jsonl/.json files, gzip, tar/tar.gz/tgz and zip archives (files, folders, globs). \
-        Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
-        reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
-        A summary goes to stderr; --json prints the counts of this run on stdout. \
-        Exit 1 when some input was quarantined or damaged.
+        Reads JSON (one record per line, a document, or an array), gzip, tar and zip archives (files, folders, \
+        globs), each recognised by its content. Every record ends up used, duplicate, excluded (sandbox, test, \
+        family-shared) or quarantined with a reason. Unchanged files already in the ledger are skipped; \
+        ingesting again changes nothing. Files that are not inputs (other formats, FIFOs, broken links) are \
+        skipped and listed on stderr; hidden files (.name) are not inputs. A summary goes to stdout; --json \
+        prints the counts of this run on stdout instead. Exit 1 when some input was quarantined, damaged or \
+        skipped; exit 2 for a path that does not exist, an empty folder or a glob that matches nothing.
 
         Example:
           subledger ingest --db ledger.sqlite --bundle-id com.example.app --package-name com.example.app archives/
@@ -95,7 +97,7 @@ struct IngestCommand: ParsableCommand {
 
     func run() throws {
         let statistics = try Self.ingest(ledger: ledger, options: options, json: json)
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if statistics.needsAttention { throw ExitCode(1) }
     }
 
     /// Reads the inputs into the ledger and prints the summary on stdout (cli.md: "data and summaries to
@@ -104,22 +106,28 @@ struct IngestCommand: ParsableCommand {
     static func ingest(ledger: LedgerOptions, options: IngestOptions, json: Bool) throws -> IngestStatistics {
         let translator = try options.makeTranslator()
         let job = IngestJob(ledgerPath: ledger.path, translator: translator, progress: .standardError)
-        var skipped: [String] = []
+        var unchanged: [String] = []
         let statistics: IngestStatistics
         do {
-            statistics = try job.run(inputs: options.inputs, skipped: &skipped)
+            statistics = try job.run(inputs: options.inputs.map(InputPath.init(argument:)), unchanged: &unchanged)
         } catch {
             switch error {
             case .input(let message): throw CommandFailure.usage(message)
             case .busy, .ledger: throw CommandFailure.couldNotFinish(error.description)
             }
         }
-        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(skipped.count) skipped (unchanged)"]
+        for skipped in statistics.skippedFiles {
+            FileHandle.standardError.write(Data("skipped \(skipped.file): \(skipped.reason)\n".utf8))
+        }
+        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(unchanged.count) skipped (unchanged)"]
+        if !statistics.skippedFiles.isEmpty {
+            lines.append("skipped: \(statistics.skippedFiles.count) files that are not inputs (listed on stderr)")
+        }
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if json {
-            print(SummaryJSON.ingestObject(statistics, extra: [("skipped_files", JSONWriter.compact(.array(skipped.map { .string($0) })))]))
+            print(SummaryJSON.ingestObject(statistics, extra: [("unchanged_files", JSONWriter.compact(.array(unchanged.map { .string($0) })))]))
         }
         return statistics
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Facts
+import Foundation
 import Ingest
 import Ledger
 
@@ -8,10 +9,14 @@ struct LedgerOptions: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp("The ledger database (SQLite).", valueName: "FILE"))
     var path = "subledger.sqlite"
 
-    /// Opens the existing ledger for reading; a missing database is a usage error (exit 2).
-    func openForReading() throws -> SQLiteLedger {
+    /// Opens the existing ledger for reading; a missing database is a usage error (exit 2). `checked`: run
+    /// SQLite's quick check first (`report`, `run`), so that numbers are never taken from a damaged file (exit 3,
+    /// with how to recover).
+    func openForReading(checked: Bool = false) throws -> SQLiteLedger {
         do {
-            return try SQLiteLedger(path: path, mode: .readOnly)
+            let ledger = try SQLiteLedger(path: path, mode: .readOnly)
+            if checked { try ledger.quickCheck() }
+            return ledger
         } catch where error.kind == .notFound || error.kind == .corrupt {
             throw CommandFailure.usage(error.description)
         } catch {
@@ -20,7 +25,33 @@ struct LedgerOptions: ParsableArguments {
     }
 }
 
+extension InputPath {
+    /// The path the user typed. Swift's `CommandLine.arguments` decode each argument as UTF-8, replacing bytes
+    /// that are not with U+FFFD, so a file name in another encoding would be "not found": such an argument is
+    /// taken back from the process's raw `argv`.
+    init(argument: String) {
+        guard argument.unicodeScalars.contains("\u{FFFD}") else {
+            self.init(argument)
+            return
+        }
+        for index in 0..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw)).map { UInt8(bitPattern: $0) }
+            if String(decoding: bytes, as: UTF8.self) == argument {
+                self.init(bytes: bytes)
+                return
+            }
+        }
+        self.init(argument)
+    }
+}
+
 extension IngestStatistics {
+    /// Whether the run must exit 1 (`cli.md`): some input was quarantined, damaged or skipped.
+    var needsAttention: Bool {
+        quarantined > 0 || !damagedFiles.isEmpty || !skippedFiles.isEmpty
+    }
+
     /// The human summary both `ingest` and `status` print on stderr.
     var summaryLines: [String] {
         var lines = ["records: \(read) read = \(used) used + \(duplicate) duplicate + \(excluded) excluded + \(quarantined) quarantined"]

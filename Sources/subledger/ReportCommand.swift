@@ -25,7 +25,7 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var report: ReportArguments
 
     func run() throws {
-        let store = try ledger.openForReading()
+        let store = try ledger.openForReading(checked: true)
         let outcome = try report.makeJob().runReporting(ledger: store)
         outcome.warnAboutGaps()
         print(outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out))

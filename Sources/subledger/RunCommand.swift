@@ -8,7 +8,7 @@ struct RunCommand: ParsableCommand {
         discussion: """
         Takes the options of `ingest` and of `report`. Files already ingested unchanged are skipped, so running \
         it every night over the whole archive folder reads only what is new. Exit 1 when some input was \
-        quarantined or damaged in this run (the reports are still written). With --json, stdout holds only the \
+        quarantined, damaged or skipped in this run (the reports are still written). With --json, stdout holds only the \
         ingest counts as one JSON object (as `ingest --json`) and the report summary goes to stderr.
 
         Example:
@@ -27,10 +27,10 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let job = try report.makeJob()
         let statistics = try IngestCommand.ingest(ledger: ledger, options: options, json: json)
-        let outcome = try job.runReporting(ledger: try ledger.openForReading())
+        let outcome = try job.runReporting(ledger: try ledger.openForReading(checked: true))
         outcome.warnAboutGaps()
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
-        if statistics.quarantined > 0 || !statistics.damagedFiles.isEmpty { throw ExitCode(1) }
+        if statistics.needsAttention { throw ExitCode(1) }
     }
 }

@@ -209,3 +209,77 @@ enum ZipBuilder {
         }
     }
 }
+
+/// Zip archives written byte by byte (PKWARE APPNOTE 6.3, §4.3.7 local header, §4.3.12 central directory,
+/// §4.3.16 end record), so that a test can state sizes and CRCs that do not match the data.
+enum HandmadeZip {
+    struct Member {
+        var name: String
+        /// The bytes stored for the member (deflated or not), exactly as given.
+        var data: [UInt8]
+        /// 0 stored, 8 deflate.
+        var method: UInt16 = 8
+        var crc: UInt32
+        var uncompressedSize: Int
+    }
+
+    /// A member whose data is `content` deflated, all fields right.
+    static func deflated(_ name: String, _ content: [UInt8]) throws -> Member {
+        let writer = try GzipWriter(windowBits: -15)
+        try writer.write(content)
+        return Member(name: name, data: try writer.finish(), crc: crc32(content), uncompressedSize: content.count)
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        UInt32(bytes.withUnsafeBufferPointer { SystemZlib.crc32(0, $0.baseAddress, uInt($0.count)) })
+    }
+
+    static func archive(_ members: [Member]) -> [UInt8] {
+        var out: [UInt8] = []
+        var directory: [UInt8] = []
+        func le16(_ value: Int, _ into: inout [UInt8]) { into += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+        func le32(_ value: Int, _ into: inout [UInt8]) { le16(value & 0xFFFF, &into); le16(value >> 16 & 0xFFFF, &into) }
+        for member in members {
+            let offset = out.count
+            let name = Array(member.name.utf8)
+            out += [0x50, 0x4B, 0x03, 0x04]
+            le16(20, &out); le16(0x0800, &out); le16(Int(member.method), &out); le16(0, &out); le16(0x5821, &out)
+            le32(Int(member.crc), &out); le32(member.data.count, &out); le32(member.uncompressedSize, &out)
+            le16(name.count, &out); le16(0, &out)
+            out += name + member.data
+            directory += [0x50, 0x4B, 0x01, 0x02]
+            le16(0x0314, &directory); le16(20, &directory); le16(0x0800, &directory); le16(Int(member.method), &directory)
+            le16(0, &directory); le16(0x5821, &directory)
+            le32(Int(member.crc), &directory); le32(member.data.count, &directory); le32(member.uncompressedSize, &directory)
+            le16(name.count, &directory); le16(0, &directory); le16(0, &directory); le16(0, &directory); le16(0, &directory)
+            le32(0o100644 << 16, &directory); le32(offset, &directory)
+            directory += name
+        }
+        let directoryOffset = out.count
+        out += directory
+        out += [0x50, 0x4B, 0x05, 0x06]
+        le16(0, &out); le16(0, &out); le16(members.count, &out); le16(members.count, &out)
+        le32(directory.count, &out); le32(directoryOffset, &out); le16(0, &out)
+        return out
+    }
+}
+
+/// Runs `body` on a thread of its own and waits at most `seconds` for it: a reader that loops forever fails
+/// the test instead of hanging the run (the thread is left behind; the test process ends anyway).
+func finishes<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () throws -> T) throws -> T? {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.result = Result { try body() }
+        done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return try box.result?.get()
+}
+
+/// Where a thread leaves its result; read only after the thread signalled.
+final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}

@@ -17,7 +17,7 @@ import Testing
             let tables = try ledger.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             var names: [String] = []
             while try tables.step() { names.append(tables.string(0)) }
-            #expect(names == ["facts", "files", "quarantine", "records"])
+            #expect(names == ["facts", "files", "quarantine", "records", "skipped_files"])
         }
         let reopened = try SQLiteLedger(path: path, mode: .readOnly)
         #expect(try reopened.statistics() == IngestStatistics())
