@@ -94,19 +94,13 @@ public struct JSONParser {
                 index += 1
                 return .object(object)
             }
-            /// Member names of a large object, for the duplicate check; a small one is searched instead.
-            var names: Set<String>?
+            var names = MemberNames()
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
                 let keyStart = index
                 let key = try string()
-                if object.count < 16 {
-                    if object[key] != nil { throw duplicate(key, at: keyStart) }
-                } else {
-                    if names == nil { names = Set(object.keys) }
-                    guard names!.insert(key).inserted else { throw duplicate(key, at: keyStart) }
-                }
+                guard names.insert(key, into: object) else { throw duplicate(key, at: keyStart) }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 index += 1
@@ -177,25 +171,32 @@ public struct JSONParser {
         mutating func string() throws(JSONParseError) -> String {
             index += 1
             let start = index
-            // Fast path: no escapes.
-            while index < bytes.count {
+            // Fast path: no escapes. Eight bytes at a time while none of them is a quote, a backslash or a control
+            // character, noting any byte above 0x7F: an all-ASCII string (nearly all of them) needs no UTF-8
+            // validation, and App Store strings (JWS) run to kilobytes.
+            var ascii = true
+            while true {
+                ascii = skipPlainWords(ascii: ascii)
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
-                        throw invalidUTF8(in: start..<index)
-                    }
+                    let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    let text = ascii ? String(decoding: raw, as: UTF8.self) : try validated(raw, start: start)
                     index += 1
                     return text
                 }
                 if byte == UInt8(ascii: "\\") { break }
                 if byte < 0x20 { throw fail("control character in a string") }
+                if byte >= 0x80 { ascii = false }
                 index += 1
             }
             var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    guard let text = String(validating: scalars, as: UTF8.self) else { throw invalidUTF8(in: start..<index) }
+                    let text = try scalars.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+                        try self.validated(buffer, start: start)
+                    }
                     index += 1
                     return text
                 }
@@ -240,11 +241,39 @@ public struct JSONParser {
             throw fail("unterminated string")
         }
 
-        /// The error for a string whose bytes `range` are not valid UTF-8, at the first bad byte.
-        func invalidUTF8(in range: Range<Int>) -> JSONParseError {
-            var offset = range.lowerBound
-            let slice = UnsafeBufferPointer(rebasing: bytes[range])
-            var iterator = slice.makeIterator()
+        /// Moves ``index`` over whole 8-byte words with no `"`, `\\` or control character (SWAR tests: a flagged
+        /// word may hold none, never the reverse; it is then walked byte by byte).
+        /// - Returns: `ascii`, cleared when a word passed over has a byte above 0x7F.
+        mutating func skipPlainWords(ascii: Bool) -> Bool {
+            guard let base = bytes.baseAddress else { return ascii }
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var ascii = ascii
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                if special & high != 0 { break }
+                if word & high != 0 { ascii = false }
+                index += 8
+            }
+            return ascii
+        }
+
+        /// The text of a string's bytes (unescaped) that may hold non-ASCII bytes; `start` is where the string
+        /// begins in the input, for the error.
+        func validated(_ buffer: UnsafeBufferPointer<UInt8>, start: Int) throws(JSONParseError) -> String {
+            guard let text = String(validating: buffer, as: UTF8.self) else { throw invalidUTF8(buffer, start: start) }
+            return text
+        }
+
+        /// The error for a string whose bytes are not valid UTF-8, at the first bad byte: `start` plus the valid
+        /// bytes before it (for a string with escapes, counted after unescaping).
+        func invalidUTF8(_ buffer: UnsafeBufferPointer<UInt8>, start: Int) -> JSONParseError {
+            var offset = start
+            var iterator = buffer.makeIterator()
             var decoder = Unicode.UTF8()
             var consumed = 0
             decoding: while true {
@@ -252,7 +281,7 @@ public struct JSONParser {
                 case .scalarValue(let scalar): consumed += UTF8.width(scalar)
                 case .emptyInput: break decoding
                 case .error:
-                    offset = range.lowerBound + consumed
+                    offset = start + consumed
                     break decoding
                 }
             }
@@ -276,6 +305,30 @@ public struct JSONParser {
             }
             return value
         }
+    }
+}
+
+/// The member names of the object being parsed, for the duplicate check at a cost the hot path does not feel.
+///
+/// A 64-bit filter keyed by each name's length and last byte answers "new" for nearly every name of a store
+/// payload without comparing strings; only when its bit is already set are the names searched. Past 64
+/// members the filter is full, so a hash set takes over: a hostile object of 100,000 members costs linear
+/// time, not quadratic.
+struct MemberNames {
+    private var filter: UInt64 = 0
+    private var set: Set<String>?
+
+    /// Notes `key`, a member of `object` (the members so far); `false` when `object` already has it.
+    mutating func insert(_ key: String, into object: JSONObject) -> Bool {
+        if set != nil { return set!.insert(key).inserted }
+        if object.count >= 64 {
+            set = Set(object.keys)
+            return set!.insert(key).inserted
+        }
+        let utf8 = key.utf8
+        let bit = UInt64(1) << (UInt64(truncatingIfNeeded: utf8.count &* 7 &+ Int(utf8.last ?? 0)) & 63)
+        defer { filter |= bit }
+        return filter & bit == 0 || object[key] == nil
     }
 }
 

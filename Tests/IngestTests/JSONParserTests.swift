@@ -78,8 +78,8 @@ import Testing
                                        member: "receipt.in_app[1].transaction_id")) {
             try JSONParser.parse(Array(nested.utf8))
         }
-        // Beyond 16 members the check uses a set: still found, and still exact.
-        let wide = "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}"
+        // Beyond 64 members the check uses a set: still found, and still exact.
+        let wide = "{" + (0..<100).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}"
         #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(wide.utf8)) }
         let distinct = "{" + (0..<40).map { "\"k\($0)\":{\"k\($0)\":1}" }.joined(separator: ",") + "}"
         #expect(try JSONParser.parse(Array(distinct.utf8)).object?.count == 40)
@@ -105,5 +105,24 @@ import Testing
         // Syntax errors stay malformed JSON.
         guard case .failure(let syntax) = parse(Array(#"{"a":1,}"#.utf8)) else { return }
         #expect(syntax.reason == .malformedJSON)
+    }
+
+    /// The string scanner reads eight bytes at a time: every special byte must be found at every position of a
+    /// word, and a string's text must not change with where its bytes fall.
+    @Test func specialBytesAreFoundAtEveryPositionOfAWord() throws {
+        for position in 0..<24 {
+            let before = String(repeating: "a", count: position)
+            let after = String(repeating: "b", count: 23 - position)
+            #expect(try JSONParser.parse(Array("\"\(before)é\(after)\"".utf8)) == .string(before + "é" + after))
+            #expect(try JSONParser.parse(Array("\"\(before)\\\"\(after)\"".utf8)) == .string(before + "\"" + after))
+            #expect(try JSONParser.parse(Array("\"\(before)\"".utf8)) == .string(before))
+            #expect(throws: JSONParseError(offset: 1 + position, message: "control character in a string")) {
+                try JSONParser.parse(Array("\"\(before)\u{1}\(after)\"".utf8))
+            }
+            #expect(throws: JSONParseError(offset: 1 + position, message: "a string that is not valid UTF-8", kind: .invalidUTF8)) {
+                try JSONParser.parse(Array("\"\(before)".utf8) + [0xFF] + Array("\(after)\"".utf8))
+            }
+            #expect(throws: JSONParseError.self) { try JSONParser.parse(Array("\"\(before)".utf8)) }
+        }
     }
 }
