@@ -19,8 +19,12 @@ public struct ReportJob {
 
     /// What to compute and where to write it.
     public struct Settings: Sendable {
-        /// The as-of time (ms, UTC); `nil` means the latest time the ledger has a statement from a store.
+        /// The as-of time (ms, UTC); `nil` means the latest time the ledger has a statement from a store, but
+        /// never later than ``now``.
         public var asOf: Millis?
+        /// The run's clock (ms, UTC): the default as-of is never later than this, whatever the ledger holds (a
+        /// record dated in the year 5,441,567 once made `report` build a row per month up to it: 23 GB).
+        public var now: Millis
         /// The reporting time zone (months are calendar months there).
         public var timeZone: TimeZone
         public var prices: PriceList
@@ -33,11 +37,14 @@ public struct ReportJob {
         /// `summary.json`'s `generated_by`, e.g. "subledger 0.1.0".
         public var generatedBy: String
 
-        /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`.
-        public init(asOf: Millis? = nil, timeZone: TimeZone = .gmt, prices: PriceList = .empty,
+        /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`,
+        /// the clock read now.
+        public init(asOf: Millis? = nil, now: Millis = Millis((Date().timeIntervalSince1970 * 1000).rounded()),
+                    timeZone: TimeZone = .gmt, prices: PriceList = .empty,
                     reportingCurrency: String? = nil, fxRates: FXRates? = nil, formats: Set<Format> = Set(Format.allCases),
                     outputDirectory: String = "Reports", generatedBy: String) {
             self.asOf = asOf
+            self.now = now
             self.timeZone = timeZone
             self.prices = prices
             self.reportingCurrency = reportingCurrency
@@ -52,6 +59,9 @@ public struct ReportJob {
     public struct Outcome: Sendable {
         public var tables: ReportTables
         public var asOf: Millis
+        /// The latest statement in the ledger when it lies after the run's clock (so the default as-of was cut
+        /// back to the clock): a sign of records with impossible dates, for the CLI to say.
+        public var futureStatementAt: Millis?
         public var ingest: IngestStatistics
         /// The files written, in `outputDirectory`.
         public var files: [String]
@@ -71,11 +81,15 @@ public struct ReportJob {
     public func run(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
         let ingest: IngestStatistics
         let asOf: Millis
+        var futureStatementAt: Millis?
         do {
             ingest = try ledger.statistics()
             // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the
             // latest `observed_at`), so the facts are not scanned a second time for it.
-            guard let resolved = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
+            guard let resolved = settings.asOf ?? ingest.lastEventAt.map({ min($0, settings.now) }) else {
+                throw ReportJobError.emptyLedger
+            }
+            if settings.asOf == nil, let latest = ingest.lastEventAt, latest > settings.now { futureStatementAt = latest }
             asOf = resolved
         } catch let error as ReportJobError {
             throw error
@@ -109,7 +123,7 @@ public struct ReportJob {
         } catch {
             throw ReportJobError.write(error.description)
         }
-        return Outcome(tables: tables, asOf: asOf, ingest: ingest, files: files.map(\.name))
+        return Outcome(tables: tables, asOf: asOf, futureStatementAt: futureStatementAt, ingest: ingest, files: files.map(\.name))
     }
 
     /// The contents of every requested file, in a fixed order.

@@ -5,6 +5,10 @@ import Foundation
 /// over the final names (each rename is atomic within a file system). When writing fails, the temporary files
 /// are removed and the previous reports stay as they were. (Should a rename itself fail, the files renamed before
 /// it are already the new ones; each file is still whole.)
+///
+/// A report killed while writing leaves its temporary files behind: each run first removes those of earlier
+/// runs whose process is gone (the names say which process wrote them: `.<name>.<pid>-<UUID>.tmp`), and
+/// nothing else.
 public struct ReportWriter: Sendable {
     /// The output directory (`--out`); created when missing.
     public var directory: String
@@ -22,6 +26,7 @@ public struct ReportWriter: Sendable {
         } catch {
             throw ReportWriteError(path: directory, reason: "cannot create the output directory (\((error as NSError).localizedDescription)); check that its parent exists and is writable, or give another --out")
         }
+        removeStaleTemporaryFiles()
         let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         var written: [(temporary: String, final: String)] = []
         func cleanUp() {
@@ -48,6 +53,29 @@ public struct ReportWriter: Sendable {
             for unrenamed in written[index...] { try? manager.removeItem(atPath: unrenamed.temporary) }
             throw ReportWriteError(path: file.final, reason: "cannot rename into place: \(reason)")
         }
+    }
+}
+
+extension ReportWriter {
+    /// Removes the temporary files of writers whose process no longer runs. Best effort: a file that cannot be
+    /// removed stays, and the run goes on.
+    func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names {
+            guard let pid = Self.writerProcess(ofTemporaryFile: name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// The process id in a temporary file name this writer makes (`.<name>.<pid>-<UUID>.tmp`); `nil` for any
+    /// other name.
+    static func writerProcess(ofTemporaryFile name: String) -> pid_t? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
+        let parts = name.dropLast(4).split(separator: ".")
+        guard parts.count >= 2, let token = parts.last else { return nil }
+        guard let dash = token.firstIndex(of: "-"), let pid = pid_t(token[..<dash]), pid > 0,
+              UUID(uuidString: String(token[token.index(after: dash)...])) != nil else { return nil }
+        return pid
     }
 }
 

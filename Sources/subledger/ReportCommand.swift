@@ -78,7 +78,13 @@ struct ReportArguments: ParsableArguments {
 
     func asOfValue() throws -> Millis? {
         guard let asOf else { return nil }
-        if let millis = Int64(asOf) { return millis }
+        if let millis = Int64(asOf) {
+            // RFC 3339's years, 0001 to 9999: a larger number is a typo, and a report up to it would not fit in memory.
+            guard (-62_135_596_800_000...253_402_300_799_999).contains(millis) else {
+                throw CommandFailure.usage("--as-of \(asOf) lies outside the years 0001 to 9999; give epoch milliseconds or RFC 3339")
+            }
+            return millis
+        }
         guard let millis = RFC3339.millis(asOf) else {
             throw CommandFailure.usage("--as-of '\(asOf)' is not an RFC 3339 time (2024-04-30T23:59:59.999Z) or epoch milliseconds")
         }

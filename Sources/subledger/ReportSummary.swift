@@ -31,8 +31,16 @@ extension ReportJob.Outcome {
         return lines.joined(separator: "\n")
     }
 
-    /// Prints, on stderr, what the reports could not do and how to fix it (missing FX rates).
+    /// Prints, on stderr, what the reports could not do and how to fix it (missing FX rates, statements dated
+    /// after the run's clock).
     func warnAboutGaps() {
+        if let futureStatementAt {
+            FileHandle.standardError.write(Data("""
+                report: the ledger holds statements dated after now (the latest at \(Timestamp.rfc3339(futureStatementAt))); \
+                the reports are as of now (\(Timestamp.rfc3339(asOf))): give --as-of to choose another time
+
+                """.utf8))
+        }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }
         let shown = missing.prefix(12).joined(separator: ", ") + (missing.count > 12 ? ", ..." : "")

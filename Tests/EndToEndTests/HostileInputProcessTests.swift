@@ -146,4 +146,14 @@ import Glibc
         #expect(verify.stderr.contains("1 row(s) break the rule: a record's outcome is used or excluded"))
         #expect(!verify.stderr.contains("Fatal error") && !report.stderr.contains("Fatal error"))
     }
+
+    /// An epoch-millisecond --as-of beyond the year 9999 is a typo (a report up to it would build a row per month).
+    @Test func anAsOfBeyondTheCalendarIsAUsageError() throws {
+        let directory = try TemporaryDirectory()
+        try IngestFixtures.write(IngestFixtures.lines(0..<5), to: directory.file("a.ndjson"))
+        _ = try Self.run(["ingest", "--db", "l.sqlite", "a.ndjson"], in: directory, tag: "ingest")
+        let report = try Self.run(["report", "--db", "l.sqlite", "--as-of", "171717171717171717"], in: directory, tag: "report", within: 20)
+        #expect(report.status == 2)
+        #expect(report.stderr.contains("--as-of 171717171717171717 lies outside the years 0001 to 9999"))
+    }
 }
