@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "subledger", targets: ["subledger"]),
+        // For the libFuzzer harnesses, a package of their own in Fuzz/ (docs/FUZZING.md).
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,6 +57,11 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
+        // The parsers that read untrusted bytes, one entry point each: run by the fuzzing harnesses (Fuzz/) and
+        // by FuzzRegressionTests on every input that ever crashed or hung.
+        .target(name: "FuzzTargets", dependencies: [
+            "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Pipeline", "Simulator", "SystemZlib",
+        ]),
         .executableTarget(name: "subledger", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "Metrics", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -74,6 +82,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Facts"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Metrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",
         ]),

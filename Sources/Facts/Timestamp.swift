@@ -1,10 +1,16 @@
 /// RFC 3339 text of an instant, computed with integer civil-date arithmetic (no formatter, no locale).
 public enum Timestamp {
-    /// `2024-04-30T23:59:59.999Z`: UTC with milliseconds.
+    /// `2024-04-30T23:59:59.999Z`: UTC with milliseconds. Defined for every `Millis`: a time in the year
+    /// -292,275,055 is written as such (with its sign), never a trap, so that whatever a ledger holds can be shown.
     public static func rfc3339(_ instant: Millis) -> String {
         let dayMillis: Int64 = 86_400_000
-        let days = instant >= 0 ? instant / dayMillis : (instant - dayMillis + 1) / dayMillis
-        let ms = instant - days * dayMillis
+        // Floor division without `instant - dayMillis`, which overflows near Int64.min.
+        var days = instant / dayMillis
+        var ms = instant % dayMillis
+        if ms < 0 {
+            days -= 1
+            ms += dayMillis
+        }
         let (year, month, day) = civil(daysSinceEpoch: days)
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(ms / 3_600_000, 2) + ":"
             + pad(ms / 60_000 % 60, 2) + ":" + pad(ms / 1000 % 60, 2) + "." + pad(ms % 1000, 3) + "Z"
@@ -24,6 +30,7 @@ public enum Timestamp {
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
+        if value < 0 { return "-" + pad(-value, width) }
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }

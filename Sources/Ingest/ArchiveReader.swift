@@ -13,7 +13,8 @@ import Foundation
 /// ``Provenance/member`` is the member's path in its archive; for a member of an archive that is itself a
 /// member, the paths are joined with `!` (`exports/2024.tar!march.ndjson`), as `jar:` URLs do.
 public struct ArchiveReader: Sendable {
-    let maximumRecordBytes: Int
+    /// The longest record yielded whole; a longer one is cut here (and quarantined as malformed).
+    public let maximumRecordBytes: Int
 
     /// A reader with the default limits (256 KiB chunks, records cut at 64 MiB).
     public init() {

@@ -30,7 +30,9 @@ struct ZipReader {
         } catch let damage as StageDamage {
             damages.append(Damage(file: file, offset: damage.offset, reason: damage.reason))
         }
-        return damages
+        // Sizes and offsets come from the file's own headers: one that points past the end means the file ends
+        // before it, and that is where the damage is.
+        return damages.map { Damage(file: $0.file, offset: min(max($0.offset, 0), source.size), reason: $0.reason) }
     }
 
     /// Every entry the central directory lists, in order.
@@ -58,10 +60,12 @@ struct ZipReader {
                 // A member whose end cannot be found (stored, sizes after its data): nothing after it can be.
                 return
             }
-            offset = end
+            // A size that runs past the end of the file: the file was cut inside this member.
+            offset = min(end, source.size)
             members += 1
         }
-        let what = members == 0 ? "no member could be read" : "the \(members) members before it were read"
+        let what = members == 0 ? "no member could be read"
+            : members == 1 ? "the member before it was read" : "the \(members) members before it were read"
         throw StageDamage(offset: offset, reason: "zip cut off or damaged: its central directory is missing (\(what))")
     }
 

@@ -79,6 +79,19 @@ public struct ReportJob {
 
     /// Computes every table from `ledger` and writes the files; nothing is written unless all of them are.
     public func run(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
+        var outcome = try compute(ledger: ledger)
+        let files = render(outcome)
+        do {
+            try ReportWriter(directory: settings.outputDirectory).write(files)
+        } catch {
+            throw ReportJobError.write(error.description)
+        }
+        outcome.files = files.map(\.name)
+        return outcome
+    }
+
+    /// Computes every table from `ledger`, writing nothing (``Outcome/files`` is empty).
+    public func compute(ledger: any LedgerStore) throws(ReportJobError) -> Outcome {
         let ingest: IngestStatistics
         let asOf: Millis
         var futureStatementAt: Millis?
@@ -116,18 +129,12 @@ public struct ReportJob {
         } catch {
             throw ReportJobError.ledger(String(describing: error))
         }
-        let tables = engine.finish()
-        let files = render(tables, ingest: ingest, asOf: asOf)
-        do {
-            try ReportWriter(directory: settings.outputDirectory).write(files)
-        } catch {
-            throw ReportJobError.write(error.description)
-        }
-        return Outcome(tables: tables, asOf: asOf, futureStatementAt: futureStatementAt, ingest: ingest, files: files.map(\.name))
+        return Outcome(tables: engine.finish(), asOf: asOf, futureStatementAt: futureStatementAt, ingest: ingest, files: [])
     }
 
     /// The contents of every requested file, in a fixed order.
-    func render(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis) -> [(name: String, contents: String)] {
+    public func render(_ outcome: Outcome) -> [(name: String, contents: String)] {
+        let (tables, ingest, asOf) = (outcome.tables, outcome.ingest, outcome.asOf)
         var files: [(name: String, contents: String)] = []
         if settings.formats.contains(.csv) { files += CSVReport.files(tables) }
         if settings.formats.contains(.json) {
