@@ -4,8 +4,8 @@
 # (generated once into .build-fuzz/work, not committed), the hand-made seeds in Fuzz/Seeds/<target>/ and every
 # saved finding in Fuzz/Regressions/<target>/. A finding is left in .build-fuzz/work/artifacts/<target>/: add
 # it to Fuzz/Regressions/<target>/ (with its .expected outcome) once fixed, so that `make test` replays it.
-# FUZZ_TARGETS selects harnesses (names as in Fuzz/Regressions/); FUZZ_RUNS (optional) stops each after that
-# many executions instead. The table of executions and coverage goes to .build-fuzz/work/summary.md.
+# FUZZ_TARGETS selects harnesses (names as in Fuzz/Regressions/); FUZZ_RUNS (optional) also stops each after
+# that many executions, whichever comes first. The table of executions and coverage goes to .build-fuzz/work/summary.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +40,7 @@ for target in $TARGETS; do
             || { failed+=("$target (seeds)"); continue; }
     fi
     limit=(-max_total_time="$SECONDS_EACH")
-    if [ -n "${FUZZ_RUNS:-}" ]; then limit=(-runs="$FUZZ_RUNS"); fi
+    if [ -n "${FUZZ_RUNS:-}" ]; then limit+=(-runs="$FUZZ_RUNS"); fi
     log="$WORK/$target.log"
     echo "fuzz $target: ${limit[*]}"
     # Inputs named *.expected are outcomes, not inputs: libFuzzer reads every file, so the regression inputs go
