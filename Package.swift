@@ -13,7 +13,6 @@ let package = Package(
         .executable(name: "subledger", targets: ["subledger"]),
         // For the libFuzzer harnesses, a package of their own in Fuzz/ (docs/FUZZING.md).
         .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
-        .library(name: "Simulator", targets: ["Simulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

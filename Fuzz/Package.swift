@@ -25,7 +25,7 @@ let package = Package(
     targets: [
         .target(name: "CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: [
-            "CLibFuzzer", .product(name: "FuzzTargets", package: root), .product(name: "Simulator", package: root),
+            "CLibFuzzer", .product(name: "FuzzTargets", package: root),
         ]),
     ] + harnesses.map { .executableTarget(name: $0, dependencies: ["FuzzDriver", .product(name: "FuzzTargets", package: root)]) },
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import Simulator
 import SystemZlib
 
 /// Seed inputs for each ``FuzzTarget``, cut from what `subledger simulate` writes: realistic records of every
@@ -9,11 +10,15 @@ public enum FuzzSeeds {
     /// Largest seed written: libFuzzer's `-max_len` follows the largest seed, and small inputs run faster.
     public static let maximumSize = 64 * 1024
 
-    /// Writes the seeds of `target` into `directory` (created when missing) from the simulation written to
-    /// `simulation` (its `archives/`).
+    /// Writes the seeds of `target` into `directory` (created when missing) from the simulation in `simulation`
+    /// (its `archives/`), simulated first when missing: 60 subscribers over 6 months with the seed whose signing
+    /// chain the harnesses trust (``FuzzRunner/simulationSeed``).
     /// - Returns: how many seeds were written.
     @discardableResult
     public static func write(_ target: FuzzTarget, simulation: String, into directory: String) throws -> Int {
+        if !FileManager.default.fileExists(atPath: simulation + "/archives") {
+            try Simulation(subscribers: 60, months: 6, seed: FuzzRunner.simulationSeed).write(to: simulation)
+        }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let archives = try files(under: simulation + "/archives")
         var seeds: [[UInt8]] = []

@@ -391,6 +391,25 @@ import Testing
         #expect(damages.map(\.reason) == result.damages.map(\.reason))
     }
 
+    /// Zip64 (APPNOTE 6.3, 4.3.14-4.3.15, 4.5.3): sizes and offsets that do not fit 32 bits are 0xFFFFFFFF in the
+    /// headers, the real ones in the zip64 extra field, and the end record points to a zip64 end record. Exports
+    /// over 4 GiB are written so; some writers (Python's `force_zip64`) do it for small ones too.
+    @Test func zip64ArchivesAreRead() throws {
+        let members = [try HandmadeZip.deflated("a.ndjson", Array(Self.ndjson.utf8)),
+                       try HandmadeZip.deflated("b.json", Array(("[" + Self.lines[1] + "]").utf8))]
+        let folder = try TemporaryFolder()
+        let result = try readAll(try folder.write("big-export.zip", HandmadeZip.archive(members, zip64: true)))
+        #expect(result.damages == [])
+        #expect(result.texts == Self.lines + [Self.lines[1]])
+        #expect(result.members == ["a.ndjson", "a.ndjson", "a.ndjson", "b.json"])
+        // Cut before its directory, it is walked through its local headers (zip64 extra fields too).
+        let bytes = HandmadeZip.archive(members, zip64: true)
+        let directory = try #require(Self.find([0x50, 0x4B, 0x01, 0x02], in: bytes, after: 0))
+        let cut = try readAll(try folder.write("cut-export.zip", Array(bytes.prefix(directory + 10))))
+        #expect(cut.texts == Self.lines + [Self.lines[1]])
+        #expect(cut.damages.map(\.reason) == ["zip cut off or damaged: its central directory is missing (the 2 members before it were read)"])
+    }
+
     /// Many directory entries pointing at one member's bytes are how a few kB of zip inflate to terabytes
     /// (D. Fifield, "A better zip bomb", 2019): the second claim on the same bytes is refused.
     @Test func zipEntriesSharingDataAreRefused() throws {

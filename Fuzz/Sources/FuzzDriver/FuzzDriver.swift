@@ -1,23 +1,18 @@
 import CLibFuzzer
 import Foundation
 import FuzzTargets
-import Simulator
 
 /// The runner the libFuzzer callback uses: a C function pointer cannot capture, so it lives here, set once
 /// before the fuzzing loop starts and only read after.
 nonisolated(unsafe) private var runner: FuzzRunner?
 
 /// The body of every harness's `<Module>_main`. `-write-seeds SIMULATION DIR` writes the target's seed corpus
-/// from a `subledger simulate` output in SIMULATION (simulated first when missing: 60 subscribers, 6 months,
-/// seed 1, whose signing chain the harnesses trust). Anything else goes to libFuzzer (`-runs`, `-max_total_time`,
+/// from the simulation in SIMULATION (``FuzzSeeds/write(_:simulation:into:)``). Anything else goes to libFuzzer (`-runs`, `-max_total_time`,
 /// corpus directories, ...). A ``FuzzFailure`` aborts, which libFuzzer records as a crash with its input.
 public func runHarness(_ target: FuzzTarget, argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let arguments = (0..<Int(argc)).map { argv[$0].map { String(cString: $0) } ?? "" }
     if arguments.count == 4, arguments[1] == "-write-seeds" {
         do {
-            if !FileManager.default.fileExists(atPath: arguments[2] + "/archives") {
-                try Simulation(subscribers: 60, months: 6, seed: FuzzRunner.simulationSeed).write(to: arguments[2])
-            }
             let count = try FuzzSeeds.write(target, simulation: arguments[2], into: arguments[3])
             print("\(target.rawValue): \(count) seeds written to \(arguments[3])")
             return 0
