@@ -29,6 +29,7 @@ enum ContainerKind: Sendable, Hashable {
         let bytes = Array(head.prefix(headSize))
         if bytes.starts(with: [0x1F, 0x8B]) { return .success(.gzip) }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+            if let document = zippedDocument(bytes) { return .failure(NotAnInput(reason: "not an archive of records: " + document)) }
             return .success(.zip)
         }
         if bytes.count >= 512, TarHeader(Array(bytes[..<512])) != nil { return .success(.tar) }
@@ -53,6 +54,21 @@ enum ContainerKind: Sendable, Hashable {
         switch firstMeaningfulByte(head) {
         case UInt8(ascii: "{")?, UInt8(ascii: "[")?, UInt8(ascii: "\"")?: return true
         default: return false
+        }
+    }
+
+    /// What a zip is when its first member says it is a document format built on zip (their specifications put
+    /// that member first): an export folder often holds a spreadsheet beside the archives.
+    static func zippedDocument(_ head: [UInt8]) -> String? {
+        guard head.count >= 30, head.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return nil }
+        let length = Int(head[26]) | Int(head[27]) << 8
+        guard head.count >= 30 + length else { return nil }
+        let name = String(decoding: head[30..<30 + length], as: UTF8.self)
+        switch name {
+        case "[Content_Types].xml": return "an Office document (xlsx, docx, pptx)"
+        case "mimetype": return "an OpenDocument or EPUB file"
+        case "META-INF/", "META-INF/MANIFEST.MF": return "a Java archive"
+        default: return nil
         }
     }
 

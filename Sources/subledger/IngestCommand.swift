@@ -119,7 +119,7 @@ struct IngestCommand: ParsableCommand {
         for skipped in statistics.skippedFiles {
             FileHandle.standardError.write(Data("skipped \(skipped.file): \(skipped.reason)\n".utf8))
         }
-        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(unchanged.count) skipped (unchanged)"]
+        var lines = ["ingest: \(statistics.files) files read into \(ledger.path), \(unchanged.count) unchanged (already read)"]
         if !statistics.skippedFiles.isEmpty {
             lines.append("skipped: \(statistics.skippedFiles.count) files that are not inputs (listed on stderr)")
         }

@@ -37,6 +37,11 @@ import Testing
         ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00], "events.xz", "not JSON, gzip, tar or zip: xz-compressed: decompress it, or recompress it with gzip"),
         (Array("SQLite format 3\u{0}".utf8), "copy.db", "not JSON, gzip, tar or zip: an SQLite database"),
         ([], "notes.txt", "an empty file"),
+        // ECMA-376 puts [Content_Types].xml first in an Office document; OpenDocument puts `mimetype` first.
+        (Array("PK\u{03}\u{04}".utf8) + [UInt8](repeating: 0, count: 22) + [19, 0, 0, 0] + Array("[Content_Types].xml".utf8),
+         "revenue.xlsx", "not an archive of records: an Office document (xlsx, docx, pptx)"),
+        (Array("PK\u{03}\u{04}".utf8) + [UInt8](repeating: 0, count: 22) + [8, 0, 0, 0] + Array("mimetype".utf8),
+         "notes.ods", "not an archive of records: an OpenDocument or EPUB file"),
     ] as [([UInt8], String, String)])
     func otherContentIsNotAnInput(head: [UInt8], name: String, reason: String) {
         #expect(ContainerKind.recognise(head: head, name: name) == .failure(ContainerKind.NotAnInput(reason: reason)))
