@@ -178,7 +178,10 @@ struct ZipReader {
         if inflater == nil, let stated = entry.compressedSize, position < start + stated {
             throw StageDamage(offset: position, reason: "cut off: \(start + stated - position) bytes of its data missing")
         }
-        let next = entry.hasDataDescriptor ? try ZipEntry.skipDataDescriptor(in: source, at: position) : position
+        // The next local header follows the data as the header sizes it (a deflate stream may end before), or
+        // the data descriptor of a member whose sizes come after its data.
+        let next = entry.hasDataDescriptor ? try ZipEntry.skipDataDescriptor(in: source, at: position)
+            : entry.compressedSize.map { max(position, start &+ $0) } ?? position
         return Copied(end: position, next: next, crc: crc, size: size)
     }
 
