@@ -4,7 +4,7 @@ RELEASE  := .build/release/subledger
 SAMPLE   := sample-data
 REPORTS  := Reports
 
-.PHONY: all setup build run test bench browser-check sample-data clean
+.PHONY: all setup build run test bench browser-check sample-data clean fuzz fuzz-build
 
 all: build
 
@@ -48,10 +48,20 @@ bench: build
 	./scripts/bench.sh
 	./scripts/bench-scale.sh
 
+# The libFuzzer harnesses (Fuzz/, a package of its own: `make build` and `make test` never build them), with
+# AddressSanitizer, in .build-fuzz; lld links them (gold stops on an internal error with ASan's debug info).
+fuzz-build: setup
+	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
+
+# Runs every harness for FUZZ_SECONDS (default 60) and fails on any crash, hang or out-of-memory (docs/FUZZING.md).
+fuzz: fuzz-build
+	./scripts/fuzz.sh
+
 # Regenerates the committed sample data from its fixed seed.
 sample-data: build
 	rm -rf $(SAMPLE)/archives $(SAMPLE)/truth.json $(SAMPLE)/prices.csv $(SAMPLE)/apple-root.der
 	$(RELEASE) simulate --out $(SAMPLE) --subscribers 200 --months 18 --seed 20240101
 
 clean:
-	rm -rf .build $(REPORTS)/*.csv $(REPORTS)/*.json $(REPORTS)/*.html $(REPORTS)/*.sqlite*
+	rm -rf .build .build-fuzz $(REPORTS)/*.csv $(REPORTS)/*.json $(REPORTS)/*.html $(REPORTS)/*.sqlite*

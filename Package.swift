@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "subledger", targets: ["subledger"]),
+        // For the libFuzzer harnesses, a package of their own in Fuzz/ (docs/FUZZING.md).
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,7 +34,6 @@ let package = Package(
         .target(name: "Ingest", dependencies: [
             "Facts",
             "SystemZlib",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "AppStore", dependencies: [
@@ -62,6 +63,11 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
+        // The parsers that read untrusted bytes, one entry point each: run by the fuzzing harnesses (Fuzz/) and
+        // by FuzzRegressionTests on every input that ever crashed or hung.
+        .target(name: "FuzzTargets", dependencies: [
+            "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "SubscriptionMetrics", "Pipeline", "Simulator", "SystemZlib",
+        ]),
         .executableTarget(name: "subledger", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "AppStore", "PlayStore", "Ledger", "SubscriptionMetrics", "Reporting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,6 +88,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["SubscriptionMetrics", "Reporting", "Facts"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "SubscriptionMetrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Pipeline", "Simulator", "Facts", "Ingest", "Ledger", "AppStore", "PlayStore",
             .product(name: "Logging", package: "swift-log"),

@@ -14,6 +14,9 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
     /// Keys are `QuarantineReason` raw values.
     public var quarantinedByReason: [String: Int]
     public var damagedFiles: [Damaged]
+    /// Files found that are not inputs (`inputs.md`: neither JSON, gzip, tar nor zip; FIFOs, sockets, links that
+    /// lead nowhere): none of their bytes was read. For `status`: the latest reason for each such path.
+    public var skippedFiles: [Skipped]
     /// Earliest and latest event time (ms, UTC) of the facts stored; `nil` when there are none.
     public var firstEventAt: Millis?
     public var lastEventAt: Millis?
@@ -23,8 +26,8 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
 
     public init(files: Int = 0, read: Int = 0, used: Int = 0, duplicate: Int = 0, excluded: Int = 0,
                 quarantined: Int = 0, excludedByReason: [String: Int] = [:], quarantinedByReason: [String: Int] = [:],
-                damagedFiles: [Damaged] = [], firstEventAt: Millis? = nil, lastEventAt: Millis? = nil,
-                warnings: [String: Int] = [:]) {
+                damagedFiles: [Damaged] = [], skippedFiles: [Skipped] = [], firstEventAt: Millis? = nil,
+                lastEventAt: Millis? = nil, warnings: [String: Int] = [:]) {
         self.files = files
         self.read = read
         self.used = used
@@ -34,6 +37,7 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
         self.excludedByReason = excludedByReason
         self.quarantinedByReason = quarantinedByReason
         self.damagedFiles = damagedFiles
+        self.skippedFiles = skippedFiles
         self.firstEventAt = firstEventAt
         self.lastEventAt = lastEventAt
         self.warnings = warnings
@@ -64,6 +68,17 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
         public init(file: String, offset: Int64, reason: String) {
             self.file = file
             self.offset = offset
+            self.reason = reason
+        }
+    }
+
+    /// A file that was found but not read, and why (`cli.md`: `skipped_files`).
+    public struct Skipped: Sendable, Hashable, Codable {
+        public var file: String
+        public var reason: String
+
+        public init(file: String, reason: String) {
+            self.file = file
             self.reason = reason
         }
     }

@@ -71,6 +71,7 @@ public enum Timestamp {
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
+        if value < 0 { return "-" + pad(-value, width) }
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }

@@ -63,4 +63,9 @@ public enum QuarantineReason: String, Sendable, Hashable, Codable, CaseIterable 
     case wrongPackage = "wrong_package"
     /// A time outside ``PlausibleTimes`` (before 2008, or more than ten years after the run's clock).
     case implausibleTimestamp = "implausible_timestamp"
+    /// A JSON string whose bytes are not UTF-8 (or that escapes an unpaired surrogate): read leniently, two
+    /// different purchase tokens would become one.
+    case invalidUTF8 = "invalid_utf8"
+    /// A JSON object that names a member twice: parsers disagree on which one counts.
+    case duplicateKey = "duplicate_key"
 }

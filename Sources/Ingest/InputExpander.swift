@@ -1,153 +1,248 @@
+import Facts
 import Foundation
 
-/// Turns the inputs a user named (files, folders, glob patterns) into the list of files to read.
+/// Turns the inputs a user named (files, folders, glob patterns) into the files to read and the files found but
+/// not read (`inputs.md`, `cli.md`).
 ///
-/// - A file is kept as given, whatever its name (the reader reports an unsupported type as damage, so a
-///   mistaken name is visible rather than skipped).
-/// - A folder is walked recursively; files with a supported extension (`.ndjson .jsonl .json .gz .tar .tgz
-///   .zip`, and gzip of any of them) are kept. Hidden entries (names starting with `.`, such as `.git` or
-///   macOS `._*` resource forks) are skipped, as a shell would.
-/// - A pattern with `*`, `?` or `[...]` (and `**` for any number of folders) is matched segment by segment
-///   with `fnmatch(3)`; matched folders are walked, matched files are kept when supported.
+/// - A regular file named directly is kept, whatever its name: whether it is an input is decided by its content
+///   (``ArchiveReader/recognise(_:)``), when it is read.
+/// - A folder is walked recursively and every regular file in it is kept. Hidden entries (names starting with
+///   `.`, such as `.git` or macOS `._*` resource forks) are not inputs and are passed over without a word, as a
+///   shell would. Anything else found there is listed in ``Expansion/skipped`` with its reason: FIFOs, sockets
+///   and devices (opening a FIFO would wait forever), symbolic links that loop or lead nowhere, links to folders
+///   (not followed, so a walk never cycles).
+/// - A pattern with `*`, `?` or `[...]` (and `**` for any number of folders) is matched segment by segment with
+///   `fnmatch(3)`; matched folders are walked, matched files kept, as above.
+///
+/// Paths are bytes (``InputPath``): a name that is not valid UTF-8 is read like any other.
 ///
 /// The result is deterministic: inputs in the order given, each one's files sorted by path (bytewise), a file
 /// named twice listed once (first place wins).
 public enum InputExpander {
-    /// - Throws: ``InputError`` for a path that does not exist or a pattern that matches no readable file.
-    public static func expand(_ inputs: [String]) throws(InputError) -> [String] {
-        var result: [String] = []
-        var seen: Set<String> = []
+    /// What the inputs stand for.
+    public struct Expansion: Sendable, Hashable {
+        /// Regular files to read, in order.
+        public var files: [InputPath]
+        /// Entries found in folders (or matched by patterns) that are not regular files, with the reason.
+        public var skipped: [IngestStatistics.Skipped]
+
+        public init(files: [InputPath] = [], skipped: [IngestStatistics.Skipped] = []) {
+            self.files = files
+            self.skipped = skipped
+        }
+    }
+
+    /// - Throws: ``InputError`` for a path that does not exist or is not a regular file or folder (a FIFO, a
+    ///   symbolic link loop), a folder that holds no file, and a pattern that matches none: each is a usage error,
+    ///   most often a typo in a nightly job, which must not look like a run that found nothing new.
+    public static func expand(_ inputs: [InputPath]) throws(InputError) -> Expansion {
+        var result = Expansion()
+        var seen: Set<InputPath> = []
+        var seenSkipped: Set<String> = []
         for input in inputs {
-            for path in try expand(input) where seen.insert(path).inserted {
-                result.append(path)
+            let expansion = try expand(input)
+            for path in expansion.files where seen.insert(path).inserted {
+                result.files.append(path)
+            }
+            for entry in expansion.skipped where seenSkipped.insert(entry.file).inserted {
+                result.skipped.append(entry)
             }
         }
         return result
     }
 
-    static func expand(_ input: String) throws(InputError) -> [String] {
-        switch FileKind(path: input) {
+    /// ``expand(_:)`` of paths given as text.
+    public static func expand(_ inputs: [String]) throws(InputError) -> Expansion {
+        try expand(inputs.map(InputPath.init))
+    }
+
+    static func expand(_ input: InputPath) throws(InputError) -> Expansion {
+        switch Entry(input, followingLinks: true) {
         case .file:
-            return [input]
+            return Expansion(files: [input])
         case .directory:
-            return sorted(walk(input))
+            var expansion = Expansion()
+            if case .failure(let error) = walk(input, into: &expansion) {
+                throw InputError(input: input.description, reason: "cannot read the folder: \(error.message)")
+            }
+            guard !expansion.files.isEmpty || !expansion.skipped.isEmpty else {
+                throw InputError(input: input.description, reason: "the folder holds no files (hidden files are not inputs)")
+            }
+            return sorted(expansion)
         case .missing where isPattern(input):
-            let files = sorted(glob(input))
-            guard !files.isEmpty else { throw InputError(input: input, reason: "the pattern matches no readable file") }
-            return files
+            let expansion = glob(input)
+            guard !expansion.files.isEmpty || !expansion.skipped.isEmpty else {
+                throw InputError(input: input.description, reason: "the pattern matches no file")
+            }
+            return sorted(expansion)
         case .missing:
-            throw InputError(input: input, reason: "no such file or directory")
+            throw InputError(input: input.description, reason: "no such file or directory")
+        case .other(let reason):
+            throw InputError(input: input.description, reason: reason)
         }
     }
 
-    /// Whether `text` has glob metacharacters.
-    static func isPattern(_ text: String) -> Bool {
-        text.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+    /// Whether `path` has glob metacharacters.
+    static func isPattern(_ path: InputPath) -> Bool {
+        path.bytes.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
     }
 
-    static func isSupported(_ path: String) -> Bool {
-        ContainerKind(name: path) != nil
+    static func sorted(_ expansion: Expansion) -> Expansion {
+        Expansion(files: expansion.files.sorted(),
+                  skipped: expansion.skipped.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) })
     }
 
-    static func sorted(_ paths: [String]) -> [String] {
-        paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
+    static func isHidden(_ name: some Collection<UInt8>) -> Bool { name.first == UInt8(ascii: ".") }
 
-    static func join(_ directory: String, _ name: String) -> String {
-        if directory == "." { return name }
-        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
-
-    /// Supported files under `directory`, at any depth. Symbolic links to folders are not followed (no cycles).
-    static func walk(_ directory: String) -> [String] {
-        var files: [String] = []
+    /// Adds the regular files under `directory`, at any depth, to `expansion`, and what is skipped there.
+    /// - Returns: a failure when `directory` itself cannot be read (a sub-folder that cannot is skipped).
+    static func walk(_ directory: InputPath, into expansion: inout Expansion) -> Result<Void, FolderError> {
         var pending = [directory]
         while let current = pending.popLast() {
-            for name in entries(of: current) where !name.hasPrefix(".") {
-                let path = join(current, name)
-                switch FileKind(path: path, followingLinks: false) {
+            let names: [[UInt8]]
+            switch entries(of: current) {
+            case .success(let found):
+                names = found
+            case .failure(let error):
+                if current == directory { return .failure(error) }
+                expansion.skipped.append(.init(file: current.description, reason: "cannot read the folder: \(error.message)"))
+                continue
+            }
+            for name in names where !isHidden(name) {
+                let path = current.appending(name)
+                switch Entry(path, followingLinks: false) {
                 case .directory: pending.append(path)
-                case .file where isSupported(path): files.append(path)
-                default: continue
+                case .file: expansion.files.append(path)
+                case .missing: continue // removed while the folder was read
+                case .other(let reason): expansion.skipped.append(.init(file: path.description, reason: reason))
                 }
             }
         }
-        return files
+        return .success(())
     }
 
-    static func entries(of directory: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    /// A folder that cannot be listed: `strerror` of the failure.
+    struct FolderError: Error {
+        var message: String
     }
 
-    /// Files matching `pattern`; matched folders contribute the supported files under them.
-    static func glob(_ pattern: String) -> [String] {
-        let absolute = pattern.hasPrefix("/")
-        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var matches: Set<String> = []
-        match(segments[...], in: absolute ? "/" : ".", into: &matches)
-        var files: [String] = []
+    /// The names in `directory` (bytes, `.` and `..` left out).
+    static func entries(of directory: InputPath) -> Result<[[UInt8]], FolderError> {
+        guard let stream = directory.withCString({ opendir($0) }) else {
+            return .failure(FolderError(message: String(cString: strerror(errno))))
+        }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(name)
+        }
+        return .success(names)
+    }
+
+    /// Files matching `pattern`; matched folders contribute what is under them.
+    static func glob(_ pattern: InputPath) -> Expansion {
+        let absolute = pattern.bytes.first == UInt8(ascii: "/")
+        let segments = pattern.bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)
+        var matches: Set<InputPath> = []
+        match(segments[...], in: InputPath(absolute ? "/" : "."), into: &matches)
+        var expansion = Expansion()
         for path in matches {
-            switch FileKind(path: path) {
-            case .directory: files.append(contentsOf: walk(path))
-            case .file where isSupported(path): files.append(path)
-            default: continue
+            switch Entry(path, followingLinks: true) {
+            case .directory:
+                if case .failure(let error) = walk(path, into: &expansion) {
+                    expansion.skipped.append(.init(file: path.description, reason: "cannot read the folder: \(error.message)"))
+                }
+            case .file: expansion.files.append(path)
+            case .missing: continue
+            case .other(let reason): expansion.skipped.append(.init(file: path.description, reason: reason))
             }
         }
-        return Array(Set(files))
+        return expansion
     }
 
     /// Adds to `matches` every path under `directory` that the remaining pattern `segments` match.
-    static func match(_ segments: ArraySlice<String>, in directory: String, into matches: inout Set<String>) {
+    static func match(_ segments: ArraySlice<[UInt8]>, in directory: InputPath, into matches: inout Set<InputPath>) {
         guard let segment = segments.first else { return }
         let rest = segments.dropFirst()
-        if segment == "**" {
+        if segment == Array("**".utf8) {
             // Zero folders, or one more folder and `**` again.
             if rest.isEmpty {
                 matches.insert(directory)
                 return
             }
             match(rest, in: directory, into: &matches)
-            for name in entries(of: directory) where !name.hasPrefix(".") {
-                let path = join(directory, name)
-                if FileKind(path: path, followingLinks: false) == .directory { match(segments, in: path, into: &matches) }
+            for name in (try? entries(of: directory).get()) ?? [] where !isHidden(name) {
+                let path = directory.appending(name)
+                if Entry(path, followingLinks: false) == .directory { match(segments, in: path, into: &matches) }
             }
             return
         }
-        let candidates: [String]
-        if isPattern(segment) {
-            candidates = entries(of: directory).filter { fnmatch(segment, $0, FNM_PERIOD) == 0 }
+        let candidates: [[UInt8]]
+        if isPattern(InputPath(bytes: segment)) {
+            let pattern = InputPath(bytes: segment)
+            candidates = ((try? entries(of: directory).get()) ?? []).filter { name in
+                pattern.withCString { cPattern in
+                    InputPath(bytes: name).withCString { fnmatch(cPattern, $0, FNM_PERIOD) == 0 }
+                }
+            }
         } else {
             candidates = [segment]
         }
         for name in candidates {
-            let path = join(directory, name)
-            let kind = FileKind(path: path)
+            let path = directory.appending(name)
+            let entry = Entry(path, followingLinks: true)
             if rest.isEmpty {
-                if kind != .missing { matches.insert(path) }
-            } else if kind == .directory {
+                if entry != .missing { matches.insert(path) }
+            } else if entry == .directory {
                 match(rest, in: path, into: &matches)
             }
         }
     }
 
-    enum FileKind: Equatable {
+    /// What a path is, from `stat(2)` (or `lstat(2)` while walking).
+    enum Entry: Equatable {
         case file, directory, missing
+        /// Neither a regular file nor a folder: the sentence that says what it is.
+        case other(String)
 
-        init(path: String, followingLinks: Bool = true) {
+        init(_ path: InputPath, followingLinks: Bool) {
             var info = stat()
-            let status = followingLinks ? stat(path, &info) : lstat(path, &info)
+            let status = path.withCString { followingLinks ? stat($0, &info) : lstat($0, &info) }
             guard status == 0 else {
-                self = .missing
+                switch errno {
+                case ENOENT, ENOTDIR: self = .missing
+                case ELOOP: self = .other("not a regular file: a symbolic link loop")
+                default: self = .other("cannot be read: \(String(cString: strerror(errno)))")
+                }
                 return
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: self = .directory
             case S_IFREG: self = .file
-            case S_IFLNK:
-                // A link found while walking: follow it only to a regular file.
-                var target = stat()
-                self = stat(path, &target) == 0 && target.st_mode & S_IFMT == S_IFREG ? .file : .missing
-            default: self = .missing
+            case S_IFLNK: self = Self(link: path)
+            case S_IFIFO: self = .other("not a regular file: a FIFO (named pipe)")
+            case S_IFSOCK: self = .other("not a regular file: a socket")
+            case S_IFCHR, S_IFBLK: self = .other("not a regular file: a device")
+            default: self = .other("not a regular file")
+            }
+        }
+
+        /// A link found while walking: followed to a regular file only, so that a walk never cycles.
+        private init(link path: InputPath) {
+            var target = stat()
+            guard path.withCString({ stat($0, &target) }) == 0 else {
+                self = errno == ELOOP ? .other("not a regular file: a symbolic link loop")
+                                      : .other("a broken symbolic link (its target is missing)")
+                return
+            }
+            switch target.st_mode & S_IFMT {
+            case S_IFREG: self = .file
+            case S_IFDIR: self = .other("a symbolic link to a folder, not followed: name the folder itself to read it")
+            default: self = .other("not a regular file: a symbolic link to a FIFO, socket or device")
             }
         }
     }

@@ -95,7 +95,8 @@ public enum JSON: Sendable, Hashable {
 }
 
 /// The members of a JSON object in source order. Lookup is linear, which beats hashing for the few dozen
-/// members a store payload has; a repeated key resolves to its last occurrence, as most parsers do.
+/// members a store payload has. A parsed object never names a member twice (``JSONParser`` refuses it); one
+/// built with a repeated key resolves it to the last occurrence.
 public struct JSONObject: Sendable, Hashable {
     public private(set) var keys: [String]
     public private(set) var values: [JSON]

@@ -108,7 +108,7 @@ struct PayloadSniffer {
         do {
             rtdn = try JSONParser.parse(decoded)
         } catch {
-            throw RecordRejection(reason: .malformedJSON, detail: "Pub/Sub message.data: \(error.description)")
+            throw RecordRejection(reason: error.quarantineReason, detail: "Pub/Sub message.data: \(error.description)")
         }
         guard rtdn.object != nil else {
             throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data holds a JSON \(JSON.typeName(rtdn)), not an RTDN object")

@@ -43,8 +43,8 @@ public struct RecordParser: Sendable {
             value = try JSONParser.parse(raw.bytes)
         } catch {
             // A JWS logged bare, without quotes, is not JSON but is a record all the same.
-            guard let text = Self.bareJWS(raw.bytes) else {
-                throw RecordRejection(reason: .malformedJSON, detail: error.description)
+            guard error.kind == .syntax, let text = Self.bareJWS(raw.bytes) else {
+                throw RecordRejection(reason: error.quarantineReason, detail: error.description)
             }
             value = .string(text)
         }
@@ -111,7 +111,7 @@ public struct RecordParser: Sendable {
             do {
                 return try JSONParser.parse(trimmed)
             } catch {
-                throw RecordRejection(reason: .malformedJSON, detail: "envelope body string: \(error.description)")
+                throw RecordRejection(reason: error.quarantineReason, detail: "envelope body string: \(error.description)")
             }
         default:
             throw RecordRejection(reason: .invalidPayload,

@@ -1,9 +1,10 @@
 /// One layer of the push pipeline that turns a file's bytes into records: a gzip inflater, a tar reader or a
-/// record splitter. The file reader (or ZIPFoundation, for zip members) pushes chunks in order; each stage
-/// hands its output to the stage below it, and record splitters hand records to `emit`.
+/// record splitter, or the recogniser that picks one of them (``SniffingStage``). The file reader (or
+/// ``ZipReader``, for zip members) pushes chunks in order; each stage hands its output to the stage below it,
+/// and record splitters hand records to `emit`.
 ///
-/// Pushing rather than pulling is forced by zip: ZIPFoundation delivers a member only through a consumer
-/// closure, and its members must go through the same stages as everything else.
+/// Pushing rather than pulling lets an inflater hand each output chunk on as zlib produces it, and a tar reader
+/// switch members mid-chunk, with no stage holding more than its own state.
 ///
 /// Contract: ``write(_:origin:damages:emit:)`` is called for every chunk in order, then ``finish(origin:damages:emit:)``
 /// once when the input ended cleanly. When the input is cut off (damage upstream), `finish` is *not* called, so a

@@ -6,10 +6,10 @@
 /// skipped. Damage inside one member (say a cut gzip) is recorded and the member skipped; a cut or corrupt
 /// header ends the archive, with every member before it kept.
 struct TarStage: StreamStage {
-    typealias MemberStages = (_ path: String) throws(StageDamage) -> (any StreamStage)?
+    typealias MemberStages = (_ path: String) -> any StreamStage
 
     private let file: String
-    /// Builds the stages for a member from its path; `nil` for a type that is not supported.
+    /// Builds the stages for a member from its path.
     private let stagesForMember: MemberStages
     private let label: String
 
@@ -27,7 +27,7 @@ struct TarStage: StreamStage {
     }
 
     private var state = State.header
-    /// The stages of the member being read; `nil` once it is skipped (unsupported or damaged). Kept out of
+    /// The stages of the member being read; `nil` once it is skipped (damaged, or not an input). Kept out of
     /// ``state`` so that it is mutated in place rather than copied with its buffers.
     private var memberStage: (any StreamStage)?
     private var header: [UInt8] = []
@@ -162,15 +162,7 @@ struct TarStage: StreamStage {
         case UInt8(ascii: "0"), 0, UInt8(ascii: "7"):
             let path = pendingPath ?? parsed.name
             pendingPath = nil
-            let headerOffset = origin.offset(at: index - 512)
-            do {
-                memberStage = try stagesForMember(path)
-                if memberStage == nil {
-                    damages.append(Damage(file: file, offset: headerOffset, reason: "member \(path): unsupported file type"))
-                }
-            } catch {
-                damages.append(Damage(file: file, offset: headerOffset, reason: "member \(path): \(error.reason)"))
-            }
+            memberStage = stagesForMember(path)
             guard size == 0 else {
                 state = .member(path: path, remaining: size)
                 return

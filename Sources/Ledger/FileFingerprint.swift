@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Ingest
 
 /// What identifies one version of an input file: its path as named, its size and the SHA-256 of its bytes.
 /// A file whose fingerprint matches a `done` manifest row is skipped; any change (appended records, a rewrite)
@@ -17,26 +18,35 @@ public struct FileFingerprint: Sendable, Hashable {
         self.sha256 = sha256
     }
 
-    /// Hashes the file in 1 MiB chunks: memory stays constant whatever the file's size.
-    public static func of(path: String) throws(LedgerError) -> FileFingerprint {
-        let descriptor = open(path, O_RDONLY)
+    /// Hashes the file in 1 MiB chunks: memory stays constant whatever the file's size. The fingerprint's
+    /// ``path`` is the path's text (``InputPath/description``); the file is opened by its bytes.
+    public static func of(_ path: InputPath) throws(LedgerError) -> FileFingerprint {
+        let name = path.description
+        let descriptor = path.withCString { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard descriptor >= 0 else {
-            throw LedgerError(kind: .unreadableFile, path: path, message: "cannot open the file for reading: \(String(cString: strerror(errno)))")
+            throw LedgerError(kind: .unreadableFile, path: name, message: "cannot open the file for reading: \(String(cString: strerror(errno)))")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        defer { try? handle.close() }
+        defer { close(descriptor) }
         var hasher = SHA256()
         var size: Int64 = 0
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                size += Int64(chunk.count)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw LedgerError(kind: .unreadableFile, path: name, message: "read failed: \(String(cString: strerror(errno)))")
             }
-        } catch {
-            throw LedgerError(kind: .unreadableFile, path: path, message: "cannot read the file (an I/O error)",
-                              detail: String(describing: error))
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            size += Int64(count)
         }
-        return FileFingerprint(path: path, size: size, sha256: hasher.finalize().hexString)
+        return FileFingerprint(path: name, size: size, sha256: hasher.finalize().hexString)
+    }
+
+    /// ``of(_:)`` of a path given as text.
+    public static func of(path: String) throws(LedgerError) -> FileFingerprint {
+        try of(InputPath(path))
     }
 }
 

@@ -10,7 +10,8 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case sqlite(code: Int32)
         /// An input file could not be read for fingerprinting.
         case unreadableFile
-        /// The database holds a value this version cannot read (corrupt or written by something else).
+        /// Not a ledger this version reads: another application's database, or a ledger of another schema
+        /// version, or a value this version cannot read (a usage error: exit 2).
         case corrupt
         /// The database is not a subledger ledger (`--db` names some other database); it was not changed.
         case foreign
@@ -23,6 +24,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
         /// The database server refused a statement (`state` is its SQLSTATE code).
         case server(state: String)
+        /// The ledger file is damaged (SQLite finds broken pages): nothing can be trusted from it until it is
+        /// restored or rebuilt (exit 3); the message says how.
+        case damaged
     }
 
     public var kind: Kind

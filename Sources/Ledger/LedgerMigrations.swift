@@ -34,7 +34,8 @@ struct LedgerMigration: Sendable {
 /// Every schema step, oldest first. A ledger written by the release before migrations existed (`PRAGMA
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
-    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases]
+    static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases,
+                                          skippedFiles]
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
     static var baseline: String { v3Tables.name }
@@ -221,6 +222,19 @@ enum LedgerMigrations {
         ) WITHOUT ROWID
         """,
         "CREATE INDEX facts_links ON facts (platform, subject, ref) WHERE kind = 'link'",
+    ] }
+
+    /// Files found among the inputs that are not inputs (not JSON, gzip, tar or zip; FIFOs, sockets, broken
+    /// links), with the latest reason, so that `status` lists them (`cli.md`). A path read as an input later
+    /// leaves this table.
+    static let skippedFiles = LedgerMigration(name: "007-skipped-files") { _ in [
+        """
+        CREATE TABLE skipped_files (
+            path            TEXT    NOT NULL PRIMARY KEY,
+            reason          TEXT    NOT NULL,
+            skipped_at      BIGINT  NOT NULL
+        )
+        """,
     ] }
 }
 

@@ -43,6 +43,9 @@ public protocol LedgerStore: AnyObject {
     func finishFile(_ file: FileFingerprint, counts: FileCounts, damage: Damage?) throws(LedgerError)
     /// Every manifest row, by path.
     func files() throws(LedgerError) -> [FileManifestEntry]
+    /// Records that a file found among the inputs is not one (``IngestStatistics/skippedFiles``); a later
+    /// ``beginFile(_:)`` of the same path forgets it.
+    func skipFile(_ skipped: IngestStatistics.Skipped) throws(LedgerError)
 
     // MARK: payloads
 
@@ -112,6 +115,15 @@ public protocol LedgerStore: AnyObject {
     /// The facts of one subject (Apple `original_transaction_id`, Google purchase token), each naming the record
     /// that stated it first.
     func facts(ofSubject subject: String) throws(LedgerError) -> [AttributedFact]
+    // MARK: checks
+
+    /// A fast structural check, run before ingest and report use the ledger; throws
+    /// ``LedgerError/Kind/damaged`` (with how to recover) when it fails.
+    func quickCheck() throws(LedgerError)
+    /// The full check of `status --verify`: the store's own consistency and the ledger's invariants.
+    /// - Returns: the problems found, each a sentence; empty for a sound ledger.
+    func verify() throws(LedgerError) -> [String]
+
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// payload bytes: two ledgers with equal digests hold the same data.
     func contentDigest() throws(LedgerError) -> String

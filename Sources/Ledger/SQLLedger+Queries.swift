@@ -60,6 +60,11 @@ extension SQLLedger {
     public func beginFile(_ file: FileFingerprint) throws(LedgerError) {
         try execute(LedgerSchema.beginFile, [.text(file.path), .integer(file.size), .text(file.sha256),
                                              .integer(LedgerClock.now())])
+        try execute(LedgerSchema.unskipFile, [.text(file.path)])
+    }
+
+    public func skipFile(_ skipped: IngestStatistics.Skipped) throws(LedgerError) {
+        try execute(LedgerSchema.skipFile, [.text(skipped.file), .text(skipped.reason), .integer(LedgerClock.now())])
     }
 
     public func saveProgress(path: String, read: Int) throws(LedgerError) {
@@ -179,6 +184,10 @@ extension SQLLedger {
         try eachRow(LedgerSchema.damagedFiles, []) { row throws(LedgerError) in
             statistics.damagedFiles.append(IngestStatistics.Damaged(
                 file: try row.requiredText(0), offset: try row.requiredInteger(1), reason: try row.text(2) ?? ""))
+        }
+        try eachRow(LedgerSchema.listSkipped, []) { row throws(LedgerError) in
+            statistics.skippedFiles.append(IngestStatistics.Skipped(file: try row.requiredText(0),
+                                                                    reason: try row.requiredText(1)))
         }
         let window = PlausibleTimes.representable
         try eachRow(LedgerSchema.eventRange, [.integer(window.earliest), .integer(window.latest)]) { row throws(LedgerError) in

@@ -44,6 +44,11 @@ protocol SQLLedger: LedgerStore {
     func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError)
     /// Fills the session's `chain_roots` table with `roots` (emptied first), for the report's scan.
     func loadChainRoots(_ roots: [ChainRoot]) throws(LedgerError)
+    /// The engine's own check of its storage, each problem a sentence (empty when sound); `thorough` for
+    /// `status --verify`, else the quick check every ingest and report runs when it opens the ledger.
+    func structuralProblems(thorough: Bool) throws(LedgerError) -> [String]
+    /// What to do about a damaged ledger: appended to every message that says it is damaged.
+    var recovery: String { get }
 }
 
 extension SQLLedger {

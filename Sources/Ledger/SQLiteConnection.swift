@@ -35,7 +35,7 @@ final class SQLiteConnection {
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let opened { sqlite3_close_v2(opened) }
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: "cannot open the ledger: \(message)")
+            throw Self.failure(code, path: path, message: "cannot open the ledger: \(message)")
         }
         self.handle = opened
         self.path = path
@@ -65,7 +65,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw LedgerError(kind: .sqlite(code: code), path: path, message: text, detail: "while running \(sql.prefix(200))")
+            throw Self.failure(code, path: path, message: text, detail: "while running \(sql.prefix(200))")
         }
     }
 
@@ -81,6 +81,18 @@ final class SQLiteConnection {
     /// The error of a failed call: SQLite's own message, with `context` (the statement) kept as the detail.
     func error(_ code: Int32, context: String) -> LedgerError {
         let text = String(cString: sqlite3_errmsg(handle))
-        return LedgerError(kind: .sqlite(code: code), path: path, message: text, detail: context)
+        return Self.failure(code, path: path, message: text, detail: context)
+    }
+
+    /// The error for an SQLite result code: `SQLITE_CORRUPT` (a broken page met while reading or writing) is
+    /// ``LedgerError/Kind/damaged``, with how to recover; anything else keeps its code. `detail` (the statement)
+    /// is for the log, never the message (`cli.md`: no SQL in messages).
+    static func failure(_ code: Int32, path: String, message: String, detail: String? = nil) -> LedgerError {
+        if code & 0xFF == SQLITE_CORRUPT {
+            let found = String(cString: sqlite3_errstr(code))
+            return LedgerError(kind: .damaged, path: path, message: "the ledger is damaged (SQLite: \(found))"
+                               + SQLiteLedger.recovery(path), detail: detail)
+        }
+        return LedgerError(kind: .sqlite(code: code), path: path, message: message, detail: detail)
     }
 }

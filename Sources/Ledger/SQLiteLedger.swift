@@ -82,6 +82,26 @@ public final class SQLiteLedger: SQLLedger {
         }
     }
 
+    /// SQLite's `quick_check` (every page of the file is readable and well formed) or, `thorough`, its
+    /// `integrity_check` (indexes against their tables and `NOT NULL` constraints too).
+    func structuralProblems(thorough: Bool) throws(LedgerError) -> [String] {
+        let name = thorough ? "integrity_check" : "quick_check"
+        let statement = try connection.prepare(thorough ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(20)")
+        var rows: [String] = []
+        while try statement.step() { rows.append(statement.optionalString(0) ?? "") }
+        return rows == ["ok"] ? [] : rows.map { "SQLite \(name): \($0)" }
+    }
+
+    var recovery: String { Self.recovery(path) }
+
+    /// What to do about a damaged ledger file at `path`.
+    static func recovery(_ path: String) -> String {
+        """
+        . Nothing was changed. Restore the ledger from a backup, or rebuild it from the archives: move \(path) \
+        aside and run `subledger ingest` on all of them with a new --db
+        """
+    }
+
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         let statement = try prepared(sql)
         defer { statement.reset() }

@@ -48,6 +48,8 @@ final class IngestBatchQueue: @unchecked Sendable {
     enum Item {
         /// The file could not be fingerprinted (unreadable, removed since it was listed).
         case unreadable(path: String, message: String)
+        /// Not an input (neither JSON, gzip, tar nor zip): nothing read.
+        case notAnInput(IngestStatistics.Skipped)
         /// The ledger has this version of the file `done`: nothing to read.
         case skipped(FileFingerprint)
         /// The same bytes were read under another path (named): not read again.

@@ -57,13 +57,17 @@ public struct IngestJob {
     /// of a token the run found to be a test purchase is excluded, even when it came first); the warnings are what
     /// the run added to the ledger's (``LedgerStore/warnings()``), so that one run into a new ledger reports
     /// exactly what `status` reports afterwards.
-    public func run(inputs: [String]) throws(IngestError) -> IngestOutcome {
-        let files: [String]
+    /// Files that are not inputs (``InputExpander``, ``ArchiveReader/recognise(_:)``) are in the statistics'
+    /// `skippedFiles`, and the ledger keeps them for `status`.
+    public func run(inputs: [InputPath]) throws(IngestError) -> IngestOutcome {
+        let expansion: InputExpander.Expansion
         do {
-            files = try InputExpander.expand(inputs)
+            expansion = try InputExpander.expand(inputs)
         } catch {
             throw .input(error.description)
         }
+        let files = expansion.files
+        let sample = files.map(\.description)
         var session = try WriterSession(location: ledger, mode: .shared, timeout: lockTimeout)
         defer { session.lock.release() }
         if session.isStale { try session.lockExclusively() }
@@ -72,14 +76,16 @@ public struct IngestJob {
             if session.isStale {
                 progress.say("the ledger's facts were made by older rules (or a reprocess was interrupted): reprocessing them first")
                 outcome.reprocess = try session.reprocess(.full, parser: parser, translator: translator,
-                                                          progress: progress, sampleFiles: files)
+                                                          progress: progress, sampleFiles: sample)
             }
             let store = session.store
             let pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
-                                          dictionaries: try session.dictionaries(sampling: files), progress: progress)
+                                          dictionaries: try session.dictionaries(sampling: sample), progress: progress)
             let warningsBefore = try store.warnings()
+            for skipped in expansion.skipped { try store.skipFile(skipped) }
             let tally = try pipeline.run([.inputs(files, claimer: try store.fileClaimer())], into: store)
             outcome.statistics = tally.statistics
+            outcome.statistics.skippedFiles = expansion.skipped + tally.statistics.skippedFiles
             let outcomes = try store.recordOutcomes(run: pipeline.run)
             outcome.statistics.used = outcomes.used
             outcome.statistics.excluded = outcomes.excluded
@@ -89,6 +95,13 @@ public struct IngestJob {
             outcome.copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }
             return outcome
         }
+    }
+}
+
+extension IngestJob {
+    /// ``run(inputs:)`` of paths given as text.
+    public func run(inputs: [String]) throws(IngestError) -> IngestOutcome {
+        try run(inputs: inputs.map(InputPath.init))
     }
 }
 

@@ -10,8 +10,8 @@ enum RecordSource: Sendable {
     case queue(any ReprocessQueueReader)
     /// Manifest files read again from their recorded paths: read only if the bytes there are still the same.
     case manifestFiles([FileFingerprint])
-    /// Files to ingest; `claimer` says which to read.
-    case inputs([String], claimer: any FileClaimer)
+    /// Files to ingest (each opened by its bytes, recorded by its text); `claimer` says which to read.
+    case inputs([InputPath], claimer: any FileClaimer)
 }
 
 /// What one run of the pipeline did.
@@ -85,7 +85,7 @@ struct RecordPipeline {
             switch source {
             case .queue: break
             case .manifestFiles(let files): for file in files { sizes[file.path] = file.size }
-            case .inputs(let files, _): for path in files { sizes[path] = Self.size(of: path) }
+            case .inputs(let files, _): for path in files { sizes[path.description] = Self.size(of: path) }
             }
         }
         reporter.filesTotal = sources.reduce(0) { total, source in
@@ -114,6 +114,11 @@ struct RecordPipeline {
                     tally.statistics.files += 1
                     tally.statistics.damagedFiles.append(.init(file: path, offset: 0, reason: message))
                     reporter.fileDone(size: sizes[path] ?? 0)
+                case .notAnInput(let skipped):
+                    try transaction.open()
+                    try ledger.skipFile(skipped)
+                    tally.statistics.skippedFiles.append(skipped)
+                    reporter.fileDone(size: sizes[skipped.file] ?? 0)
                 case .skipped(let file):
                     tally.unchanged.append(file.path)
                     reporter.fileDone(size: file.size)
@@ -164,9 +169,9 @@ struct RecordPipeline {
     }
 
     /// The size of the file at `path` in bytes (following symlinks); 0 when it cannot be stat'ed.
-    private static func size(of path: String) -> Int64 {
+    private static func size(of path: InputPath) -> Int64 {
         var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        return path.withCString { stat($0, &info) } == 0 ? Int64(info.st_size) : 0
     }
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
@@ -205,7 +210,7 @@ struct RecordPipeline {
                 return
             case .failed(let error):
                 throw error
-            case .unreadable, .skipped, .copy, .gone, .begin, .finished:
+            case .unreadable, .notAnInput, .skipped, .copy, .gone, .begin, .finished:
                 preconditionFailure("the reader ends a file before it sends anything else")
             }
         }
@@ -293,24 +298,34 @@ struct RecordPipeline {
                                 try dealer.push(.gone(path: recorded.path, reason: "changed since it was read: ingest it again"))
                                 continue
                             }
-                            try dealer.readFile(current)
+                            try dealer.readFile(current, at: InputPath(recorded.path))
                         }
                     case .inputs(let files, let claimer):
                         // Files another process is reading now are asked for again once the others are done,
                         // until they are done there or that process died and its claim expired.
                         var waiting = files
                         while !waiting.isEmpty {
-                            var elsewhere: [String] = []
+                            var elsewhere: [InputPath] = []
                             for path in waiting {
+                                switch dealer.reader.recognise(path) {
+                                case .input:
+                                    break
+                                case .notAnInput(let reason):
+                                    try dealer.push(.notAnInput(.init(file: path.description, reason: reason)))
+                                    continue
+                                case .unreadable(let reason):
+                                    try dealer.push(.unreadable(path: path.description, message: reason))
+                                    continue
+                                }
                                 let fingerprint: FileFingerprint
                                 do throws(LedgerError) {
-                                    fingerprint = try FileFingerprint.of(path: path)
+                                    fingerprint = try FileFingerprint.of(path)
                                 } catch {
-                                    try dealer.push(.unreadable(path: path, message: error.message))
+                                    try dealer.push(.unreadable(path: path.description, message: error.message))
                                     continue
                                 }
                                 switch claimer.claim(fingerprint) {
-                                case .read: try dealer.readFile(fingerprint)
+                                case .read: try dealer.readFile(fingerprint, at: path)
                                 case .unchanged: try dealer.push(.skipped(fingerprint))
                                 case .copy(let original): try dealer.push(.copy(fingerprint, of: original))
                                 case .claimedElsewhere: elsewhere.append(path)
@@ -371,6 +386,7 @@ struct RecordPipeline {
 private struct Dealer {
     let queues: [IngestBatchQueue]
     let batchSize: Int
+    let reader = ArchiveReader()
     private var next = 0
     private var batch: [IngestBatchQueue.Record] = []
 
@@ -396,12 +412,12 @@ private struct Dealer {
         batch.removeAll(keepingCapacity: true)
     }
 
-    /// Decompresses and splits one file into batches between its `begin` and `end`.
-    mutating func readFile(_ file: FileFingerprint) throws {
+    /// Decompresses and splits one file, found at `path`, into batches between its `begin` and `end`.
+    mutating func readFile(_ file: FileFingerprint, at path: InputPath) throws {
         try push(.begin(file))
         let result: Result<[Damage], any Error>
         do {
-            let damage = try ArchiveReader().read(path: file.path) { raw in try add(IngestBatchQueue.Record(raw)) }
+            let damage = try reader.read(path: path) { raw in try add(IngestBatchQueue.Record(raw)) }
             try flush()
             result = .success(damage)
         } catch let cancelled as IngestBatchQueue.Cancelled {

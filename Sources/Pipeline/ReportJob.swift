@@ -19,8 +19,12 @@ public struct ReportJob {
 
     /// What to compute and where to write it.
     public struct Settings: Sendable {
-        /// The as-of time (ms, UTC); `nil` means the latest time the ledger has a statement from a store.
+        /// The as-of time (ms, UTC); `nil` means the latest time the ledger has a statement from a store, but
+        /// never later than ``now``.
         public var asOf: Millis?
+        /// The run's clock (ms, UTC): the default as-of is never later than this, whatever the ledger holds (a
+        /// record dated in the year 5,441,567 once made `report` build a row per month up to it: 23 GB).
+        public var now: Millis
         /// The reporting time zone (months are calendar months there).
         public var timeZone: TimeZone
         public var prices: PriceList
@@ -36,13 +40,16 @@ public struct ReportJob {
         /// own, then merged (``run(ledger:location:)``): the cores of the machine, at most eight.
         public var slices: Int
 
-        /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`.
-        public init(asOf: Millis? = nil, timeZone: TimeZone = .gmt, prices: PriceList = .empty,
+        /// Settings with the CLI's defaults: as-of from the ledger, UTC, no price list, every format, `Reports/`,
+        /// the clock read now.
+        public init(asOf: Millis? = nil, now: Millis = Millis((Date().timeIntervalSince1970 * 1000).rounded()),
+                    timeZone: TimeZone = .gmt, prices: PriceList = .empty,
                     reportingCurrency: String? = nil, fxRates: FXRates? = nil, formats: Set<Format> = Set(Format.allCases),
                     outputDirectory: String = "Reports", generatedBy: String,
                     slices: Int = min(ProcessInfo.processInfo.activeProcessorCount, 8)) {
             self.slices = max(1, slices)
             self.asOf = asOf
+            self.now = now
             self.timeZone = timeZone
             self.prices = prices
             self.reportingCurrency = reportingCurrency
@@ -57,9 +64,21 @@ public struct ReportJob {
     public struct Outcome: Sendable {
         public var tables: ReportTables
         public var asOf: Millis
+        /// The latest statement in the ledger when it lies after the run's clock (so the default as-of was cut
+        /// back to the clock): a sign of records with impossible dates, for the CLI to say.
+        public var futureStatementAt: Millis?
         public var ingest: IngestStatistics
         /// The files written, in `outputDirectory`.
         public var files: [String]
+
+        public init(tables: ReportTables, asOf: Millis, futureStatementAt: Millis? = nil, ingest: IngestStatistics,
+                    files: [String]) {
+            self.tables = tables
+            self.asOf = asOf
+            self.futureStatementAt = futureStatementAt
+            self.ingest = ingest
+            self.files = files
+        }
     }
 
     public var settings: Settings
@@ -76,6 +95,12 @@ public struct ReportJob {
     /// With `location`, the subscriptions are read in ``Settings/slices`` slices at once, each slice on a thread
     /// and a connection of its own, and the slices' metrics merged: the same tables, sooner.
     public func run(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
+        try write(try compute(ledger: ledger, location: location))
+    }
+
+    /// Computes every table from `ledger` (in slices as ``run(ledger:location:)`` does), writing nothing
+    /// (``Outcome/files`` is empty).
+    public func compute(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
         let basis = try ReportBasis(ledger: ledger, settings: settings)
         let engine: MetricsEngine
         if let location, settings.slices > 1 {
@@ -87,7 +112,8 @@ public struct ReportJob {
             engine = try ReportSlices.foldSlice(ledger: ledger, buckets: 0...LedgerBucket.count - 1,
                                                 options: basis.options, counter: counter)
         }
-        return try write(engine.finish(), ingest: basis.ingest, asOf: basis.options.asOf)
+        return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
+                       ingest: basis.ingest, files: [])
     }
 
     /// Computes slice `shard` (1-based) of `shards` of the subscriptions (a range of buckets) and writes its
@@ -148,18 +174,20 @@ public struct ReportJob {
         guard let ingest = merged.context["ingest"].flatMap(IngestStatistics.init(json:)) else {
             throw ReportJobError.partial(paths.joined(separator: ", "), "carry no ingest statistics: compute the slices again")
         }
-        return try write(engine.finish(), ingest: ingest, asOf: options.asOf)
+        return try write(Outcome(tables: engine.finish(), asOf: options.asOf, ingest: ingest, files: []))
     }
 
     /// Renders and writes the tables; nothing is written unless every file is.
-    private func write(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis) throws(ReportJobError) -> Outcome {
-        let files = render(tables, ingest: ingest, asOf: asOf)
+    private func write(_ computed: Outcome) throws(ReportJobError) -> Outcome {
+        var outcome = computed
+        let files = render(outcome)
         do {
             try ReportWriter(directory: settings.outputDirectory).write(files)
         } catch {
             throw .write(error)
         }
-        return Outcome(tables: tables, asOf: asOf, ingest: ingest, files: files.map(\.name))
+        outcome.files = files.map(\.name)
+        return outcome
     }
 
     /// Progress of the pass over the ledger: subscriptions done and their rate (the total is not known before
@@ -176,7 +204,8 @@ public struct ReportJob {
     }
 
     /// The contents of every requested file, in a fixed order.
-    func render(_ tables: ReportTables, ingest: IngestStatistics, asOf: Millis) -> [(name: String, contents: String)] {
+    public func render(_ outcome: Outcome) -> [(name: String, contents: String)] {
+        let (tables, ingest, asOf) = (outcome.tables, outcome.ingest, outcome.asOf)
         var files: [(name: String, contents: String)] = []
         if settings.formats.contains(.csv) { files += CSVReport.files(tables) }
         if settings.formats.contains(.json) {

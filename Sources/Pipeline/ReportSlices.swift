@@ -13,6 +13,8 @@ struct ReportBasis {
     let ingest: IngestStatistics
     let options: ReportOptions
     let ledgerId: String
+    /// The latest statement when it lies after the run's clock (the default as-of was cut back to the clock).
+    let futureStatementAt: Millis?
 
     init(ledger: any LedgerStore, settings: ReportJob.Settings) throws(ReportJobError) {
         do {
@@ -29,8 +31,11 @@ struct ReportBasis {
                                                     message: "the ledger could not be read", detail: String(describing: error)))
         }
         // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
-        // `observed_at`), so the facts are not scanned a second time for it.
-        guard let asOf = settings.asOf ?? ingest.lastEventAt else { throw ReportJobError.emptyLedger }
+        // `observed_at`), so the facts are not scanned a second time for it. Never later than the run's clock.
+        guard let asOf = settings.asOf ?? ingest.lastEventAt.map({ min($0, settings.now) }) else {
+            throw ReportJobError.emptyLedger
+        }
+        futureStatementAt = settings.asOf == nil ? ingest.lastEventAt.flatMap { $0 > settings.now ? $0 : nil } : nil
         options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
                                 reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
     }

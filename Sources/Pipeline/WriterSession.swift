@@ -10,7 +10,8 @@ struct WriterSession {
     let standing: LedgerStanding
     private let timeout: Duration
 
-    /// Opens `location`, waits up to `timeout` for its write lock (`mode`), and records the rules version in a
+    /// Opens `location`, waits up to `timeout` for its write lock (`mode`), runs the quick check
+    /// (``LedgerStore/quickCheck()``), and records the rules version in a
     /// ledger that holds nothing yet (so that its first records are never taken for stale ones).
     init(location: LedgerLocation, mode: LedgerLockMode, timeout: Duration) throws(IngestError) {
         self.timeout = timeout
@@ -28,6 +29,8 @@ struct WriterSession {
         }
         self.store = store
         standing = try IngestError.wrap { () throws(LedgerError) -> LedgerStanding in
+            // A damaged ledger stops the run before anything is written into it.
+            try store.quickCheck()
             var standing = try store.standing(rulesVersion: RulesVersion.current)
             if standing.isEmpty && standing.rulesVersion == nil && standing.reprocess == nil {
                 try store.beginTransaction()

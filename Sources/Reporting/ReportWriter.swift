@@ -8,6 +8,10 @@ import Foundation
 ///
 /// Files are written with POSIX calls, so a failure carries its `errno` (``ReportWriteError/code``): the CLI
 /// tells a folder the user named wrong (exit 2) from a full disk (exit 3).
+///
+/// A report killed while writing leaves its temporary files behind: each run first removes those of earlier
+/// runs whose process is gone (the names say which process wrote them: `.<name>.<pid>-<UUID>.tmp`), and
+/// nothing else.
 public struct ReportWriter: Sendable {
     /// The output directory (`--out`); created when missing.
     public var directory: String
@@ -31,6 +35,7 @@ public struct ReportWriter: Sendable {
     /// Writes `files` (name, bytes).
     public func write(bytes files: [(name: String, contents: [UInt8])]) throws(ReportWriteError) {
         try prepare()
+        removeStaleTemporaryFiles()
         let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         var written: [(temporary: String, final: String)] = []
         func cleanUp() {
@@ -95,6 +100,29 @@ public struct ReportWriter: Sendable {
             offset += count
         }
         guard close(descriptor) == 0 else { throw ReportWriteError(path: path, operation: .write, code: errno) }
+    }
+}
+
+extension ReportWriter {
+    /// Removes the temporary files of writers whose process no longer runs. Best effort: a file that cannot be
+    /// removed stays, and the run goes on.
+    func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names {
+            guard let pid = Self.writerProcess(ofTemporaryFile: name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// The process id in a temporary file name this writer makes (`.<name>.<pid>-<UUID>.tmp`); `nil` for any
+    /// other name.
+    static func writerProcess(ofTemporaryFile name: String) -> pid_t? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
+        let parts = name.dropLast(4).split(separator: ".")
+        guard parts.count >= 2, let token = parts.last else { return nil }
+        guard let dash = token.firstIndex(of: "-"), let pid = pid_t(token[..<dash]), pid > 0,
+              UUID(uuidString: String(token[token.index(after: dash)...])) != nil else { return nil }
+        return pid
     }
 }
 

@@ -30,9 +30,9 @@ public enum SummaryJSON {
     }
 
     /// The ingest statistics object of `cli.md`, the one `ingest --json`, `status --json` and `summary.json`
-    /// all print: files, records, reasons (keys sorted), damaged files (sorted by file, offset), the range of
-    /// event times and the warnings (every `IngestWarning`, zeros included, keys sorted). `extra` members (already
-    /// JSON text) are appended in order, e.g. `ingest`'s `skipped_files`.
+    /// all print: files, records, reasons (keys sorted), damaged files (sorted by file, offset), skipped files
+    /// (sorted by file), the range of event times and the warnings (every `IngestWarning`, zeros included, keys
+    /// sorted). `extra` members (already JSON text) are appended in order, e.g. `ingest`'s `unchanged_files`.
     public static func ingestObject(_ ingest: IngestStatistics, extra: [(key: String, json: String)] = []) -> String {
         let records = JSONText.object([
             ("read", String(ingest.read)), ("used", String(ingest.used)), ("duplicate", String(ingest.duplicate)),
@@ -41,6 +41,9 @@ public enum SummaryJSON {
         let damaged = ingest.damagedFiles
             .sorted { ($0.file.utf8.lexicographicallyPrecedes($1.file.utf8)) || ($0.file == $1.file && $0.offset < $1.offset) }
             .map { JSONText.object([("file", JSONText.string($0.file)), ("offset", String($0.offset)), ("reason", JSONText.string($0.reason))]) }
+        let skipped = ingest.skippedFiles
+            .sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+            .map { JSONText.object([("file", JSONText.string($0.file)), ("reason", JSONText.string($0.reason))]) }
         func instant(_ millis: Millis?) -> String { millis.map { JSONText.string(Timestamp.rfc3339($0)) } ?? "null" }
         var members: [(key: String, value: String)] = [
             ("files", String(ingest.files)),
@@ -48,6 +51,7 @@ public enum SummaryJSON {
             ("excluded_by_reason", JSONText.counts(ingest.excludedByReason)),
             ("quarantined_by_reason", JSONText.counts(ingest.quarantinedByReason)),
             ("damaged_files", "[" + damaged.joined(separator: ",") + "]"),
+            ("skipped_files", "[" + skipped.joined(separator: ",") + "]"),
             ("first_event_at", instant(ingest.firstEventAt)),
             ("last_event_at", instant(ingest.lastEventAt)),
             ("warnings", JSONText.counts(ingest.withEveryWarning().warnings)),

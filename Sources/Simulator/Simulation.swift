@@ -87,6 +87,16 @@ public struct Simulation: Sendable {
         ]
     }
 
+    /// The DER root certificate the simulated App Store signs with for this seed: the `apple-root.der`
+    /// ``write(to:progress:)`` saves (fuzzing harnesses trust it, so that simulated signatures verify).
+    public func appleRootCertificate() throws(SimulationError) -> [UInt8] {
+        do {
+            return try AppleSigningChain(seed: seed, label: "Simulated Apple").root
+        } catch {
+            throw SimulationError(description: "cannot build the signing chain: \(error)")
+        }
+    }
+
     /// Writes the archives, `prices.csv`, `apple-root.der` and `truth.json` into `directory` (created if
     /// needed; existing `archives/` is replaced). `progress` is called now and then with subscribers done.
     @discardableResult

@@ -39,7 +39,7 @@ extension CommandFailure {
         let detail = [error.detail, error.kind.isEngineFailure ? error.message : nil].compactMap { $0 }.joined(separator: "; ")
         let place = error.path
         switch error.kind {
-        case .notFound, .foreign, .newerLedger, .needsReprocess, .unreadableFile:
+        case .notFound, .foreign, .newerLedger, .needsReprocess, .unreadableFile, .damaged:
             return .usage(error.description, detail: error.detail)
         case .corrupt:
             return .usage("\(place): the ledger is damaged (\(error.message)); restore it from a backup, or ingest the archives again into a new --db",
@@ -82,9 +82,6 @@ extension CommandFailure {
                           detail: detail)
         case 3, 23: // SQLITE_PERM, SQLITE_AUTH
             return .usage("\(path): permission denied on the ledger file; fix its permissions or give --db another file", detail: detail)
-        case 11: // SQLITE_CORRUPT
-            return .usage("\(path): the ledger file is damaged; restore it from a backup, or ingest the archives again into a new --db",
-                          detail: detail)
         case 26: // SQLITE_NOTADB
             return .usage("\(path): not a subledger ledger (not a database at all); nothing was changed: give --db a ledger or a new file",
                           detail: detail)

@@ -91,12 +91,15 @@ struct IngestCommand: LoggingCommand {
         commandName: "ingest",
         abstract: "Read archived store payloads into the ledger database.",
         discussion: """
-        Reads .ndjson/.jsonl/.json files, gzip, tar/tar.gz/tgz and zip archives (files, folders, globs). \
-        Every record ends up used, duplicate, excluded (sandbox, test, family-shared) or quarantined with a \
-        reason. Unchanged files already in the ledger are skipped; ingesting again changes nothing. \
-        A summary goes to stdout (with --json, stdout holds only this run's counts as one JSON object and the \
-        summary goes to stderr); progress, skipped and damaged files go to stderr. \
-        Exit 1 when some input (a record, or an unusable part of one) was quarantined, damaged or skipped.
+        Reads JSON (one record per line, a document, or an array), gzip, tar and zip archives (files, folders, \
+        globs), each recognised by its content. Every record ends up used, duplicate, excluded (sandbox, test, \
+        family-shared) or quarantined with a reason. Unchanged files already in the ledger are skipped; \
+        ingesting again changes nothing. Files that are not inputs (other formats, FIFOs, broken links) are \
+        skipped and said; hidden files (.name) are not inputs. A summary goes to stdout (with --json, stdout \
+        holds only this run's counts as one JSON object and the summary goes to stderr); progress, skipped and \
+        damaged files go to stderr. Exit 1 when some input (a record, or an unusable part of one) was \
+        quarantined, damaged or skipped; exit 2 for a path that does not exist, an empty folder or a glob that \
+        matches nothing.
 
         Example:
           subledger ingest --db ledger.sqlite --bundle-id com.example.app \\
@@ -125,7 +128,7 @@ struct IngestCommand: LoggingCommand {
                             progress: progress)
         let outcome: IngestOutcome
         do {
-            outcome = try job.run(inputs: options.inputs)
+            outcome = try job.run(inputs: options.inputs.map(InputPath.init(argument:)))
         } catch {
             throw CommandFailure.ingest(error)
         }
@@ -133,6 +136,10 @@ struct IngestCommand: LoggingCommand {
         for copy in outcome.copies {
             progress.logger?.warning("skipped \(copy.path): already ingested as \(copy.original) (the same bytes), not read again",
                                      metadata: ["file": "\(copy.path)", "reason": "already ingested as \(copy.original)"])
+        }
+        for skipped in statistics.skippedFiles {
+            progress.logger?.warning("skipped \(skipped.file): \(skipped.reason)",
+                                     metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
         }
         for damage in statistics.damagedFiles {
             progress.logger?.warning("damaged \(damage.file) at byte \(damage.offset): \(damage.reason); the records before it were read",
@@ -142,18 +149,20 @@ struct IngestCommand: LoggingCommand {
         if let reprocess = outcome.reprocess { lines += reprocess.summaryLines }
         lines.append("ingest: \(statistics.files) files read into \(ledger.path), \(outcome.unchanged.count) skipped (unchanged)")
         lines += outcome.copies.map { "skipped: \($0.path): already ingested as \($0.original)" }
+        if !statistics.skippedFiles.isEmpty {
+            lines.append("skipped: \(statistics.skippedFiles.count) files that are not inputs (listed on stderr)")
+        }
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         statistics.sayWarnings()
         if json {
-            let skipped = outcome.copies.map { copy -> JSON in
-                .object(JSONObject([("file", .string(copy.path)), ("reason", .string("already ingested as \(copy.original)"))]))
+            // Copies of archives already read are skipped files too: not read, and said.
+            var shown = statistics
+            shown.skippedFiles += outcome.copies.map {
+                IngestStatistics.Skipped(file: $0.path, reason: "already ingested as \($0.original)")
             }
-            print(SummaryJSON.ingestObject(statistics, extra: [
-                ("unchanged_files", String(outcome.unchanged.count)),
-                ("skipped_files", JSONWriter.compact(.array(skipped))),
-            ]))
+            print(SummaryJSON.ingestObject(shown, extra: [("unchanged_files", String(outcome.unchanged.count))]))
         }
         return outcome
     }
@@ -163,6 +172,6 @@ extension IngestOutcome {
     /// Whether the run must exit 1: something was quarantined, damaged or skipped (cli.md), here or in the
     /// reprocess it did first.
     var needsAttention: Bool {
-        statistics.somethingQuarantinedOrDamaged || !copies.isEmpty || (reprocess?.needsAttention ?? false)
+        statistics.needsAttention || !copies.isEmpty || (reprocess?.needsAttention ?? false)
     }
 }

@@ -25,17 +25,42 @@ struct LedgerOptions: ParsableArguments {
     }
 
     /// Opens the existing ledger read-only; a missing, foreign or not yet upgraded ledger is a usage error
-    /// (exit 2) saying what to do.
-    func openForReading() throws -> any LedgerStore {
+    /// (exit 2) saying what to do. `checked`: run the quick check first (`report`, `run`), so that numbers are
+    /// never taken from a damaged ledger (exit 3, with how to recover).
+    func openForReading(checked: Bool = false) throws -> any LedgerStore {
         do {
-            return try location.open(.readOnly)
+            let ledger = try location.open(.readOnly)
+            if checked { try ledger.quickCheck() }
+            return ledger
         } catch {
             throw CommandFailure.ledger(error)
         }
     }
 }
 
+extension InputPath {
+    /// The path the user typed. Swift's `CommandLine.arguments` decode each argument as UTF-8, replacing bytes
+    /// that are not with U+FFFD, so a file name in another encoding would be "not found": such an argument is
+    /// taken back from the process's raw `argv`.
+    init(argument: String) {
+        guard argument.unicodeScalars.contains("\u{FFFD}") else {
+            self.init(argument)
+            return
+        }
+        for index in 0..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw)).map { UInt8(bitPattern: $0) }
+            if String(decoding: bytes, as: UTF8.self) == argument {
+                self.init(bytes: bytes)
+                return
+            }
+        }
+        self.init(argument)
+    }
+}
+
 extension IngestStatistics {
+
     /// The human summary both `ingest` and `status` print on stderr.
     var summaryLines: [String] {
         var lines = ["records: \(read) read = \(used) used + \(duplicate) duplicate + \(excluded) excluded + \(quarantined) quarantined"]
@@ -52,9 +77,10 @@ extension IngestStatistics {
         return lines
     }
 
-    /// Exit 1 (cli.md): a record or a part of one was quarantined, or a file was damaged.
-    var somethingQuarantinedOrDamaged: Bool {
-        quarantined > 0 || self[.partsQuarantined] > 0 || !damagedFiles.isEmpty
+    /// Exit 1 (cli.md): a record or a part of one was quarantined, a file was damaged, or a file found among
+    /// the inputs is not one.
+    var needsAttention: Bool {
+        quarantined > 0 || self[.partsQuarantined] > 0 || !damagedFiles.isEmpty || !skippedFiles.isEmpty
     }
 
     /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order.

@@ -63,14 +63,14 @@ struct ReportCommand: LoggingCommand {
         if !merge.isEmpty {
             outcome = try job.reporting { () throws(ReportJobError) in try job.runMerge(partials: merge) }
         } else if let shard, let partial, let (k, n) = Self.slice(shard) {
-            let store = try ledger.openForReading()
+            let store = try ledger.openForReading(checked: true)
             try job.reporting { () throws(ReportJobError) in try job.runPartial(ledger: store, shard: k, of: n, to: partial) }
             let buckets = LedgerBucket.range(slice: k, of: n)
             print("slice \(k)/\(n) (buckets \(buckets.lowerBound)-\(buckets.upperBound)) written to \(partial); " +
                   "merge every slice with `subledger report --merge`")
             return
         } else {
-            let store = try ledger.openForReading()
+            let store = try ledger.openForReading(checked: true)
             outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
         }
         outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)
@@ -142,7 +142,13 @@ struct ReportArguments: ParsableArguments {
     /// milliseconds.
     func asOfValue() throws -> Millis? {
         guard let asOf else { return nil }
-        if let millis = Int64(asOf) { return millis }
+        if let millis = Int64(asOf) {
+            // RFC 3339's years, 0001 to 9999: a larger number is a typo, and a report up to it would not fit in memory.
+            guard (-62_135_596_800_000...253_402_300_799_999).contains(millis) else {
+                throw CommandFailure.usage("--as-of \(asOf) lies outside the years 0001 to 9999; give epoch milliseconds or RFC 3339")
+            }
+            return millis
+        }
         if let millis = RFC3339.millis(asOf) { return millis }
         if let millis = try Self.endOfDay(asOf, in: timeZoneValue()) { return millis }
         throw CommandFailure.usage("""

@@ -40,8 +40,14 @@ extension ReportJob.Outcome {
     }
 
     /// Says, as warnings on stderr, what makes the reports understate and how to fix it: transactions with no
-    /// price (cli.md), months without an FX rate.
+    /// price (cli.md), months without an FX rate, statements dated after the run's clock.
     func warnAboutGaps(logger: Logger, pricesGiven: Bool) {
+        if let futureStatementAt {
+            logger.warning("""
+                the ledger holds statements dated after now (the latest at \(Timestamp.rfc3339(futureStatementAt))); \
+                the reports are as of now (\(Timestamp.rfc3339(asOf))): give --as-of to choose another time
+                """, metadata: ["future_statement_at": "\(Timestamp.rfc3339(futureStatementAt))"])
+        }
         let unpriced = tables.unpricedProducts
         if !unpriced.isEmpty {
             let products = unpriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }

@@ -11,17 +11,21 @@ struct StatusCommand: LoggingCommand {
         abstract: "Show what has been ingested so far.",
         discussion: """
         Archives in the ledger (listing only those still being read, damaged, or with quarantined records), \
-        record counts by source and outcome, quarantine by reason, damaged files and the date range of the \
-        events, on stdout; --json prints the same as one JSON object instead. \
+        record counts by source and outcome, quarantine by reason, damaged and skipped files and the date range \
+        of the events, on stdout; --json prints the same as one JSON object instead. \
         --record shows one record (by its dedup key, or by the place it was read: FILE:LINE, \
         FILE[MEMBER]:POSITION) with its bytes and the facts it stated first; --subscription shows the facts of \
         one subscription (Apple original_transaction_id, Google purchase token), each with the record that \
-        stated it first.
+        stated it first. --verify also checks the whole ledger (SQLite's integrity_check, and on both engines \
+        the ledger's own invariants: every file's counts add up, every record comes from a file in the \
+        manifest, every fact matches its key, ...); a damaged ledger exits 2 with what was found and how to \
+        recover.
 
         Examples:
           subledger status --db ledger.sqlite --json
           subledger status --db ledger.sqlite --record daily/2024-03-01.ndjson.gz:17
           subledger status --db ledger.sqlite --subscription 2000000512345678
+          subledger status --db ledger.sqlite --verify
         """)
 
     @OptionGroup var ledger: LedgerOptions
@@ -36,12 +40,16 @@ struct StatusCommand: LoggingCommand {
     @Option(help: ArgumentHelp("Show the facts of this subscription, each with the record stating it.", valueName: "ID"))
     var subscription: String?
 
+    @Flag(help: "Check the whole ledger (SQLite integrity_check and the ledger's invariants); exit 2 when it is damaged.")
+    var verify = false
+
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let store = try ledger.openForReading()
         if let record { return try Self.show(record: record, in: store) }
         if let subscription { return try Self.show(subscription: subscription, in: store) }
+        if verify { try Self.verify(store) }
         let statistics: IngestStatistics
         let sources: [SourceCount]
         let files: [FileManifestEntry]
@@ -64,6 +72,10 @@ struct StatusCommand: LoggingCommand {
             lines.append("source \(source.source): \(source.used) used, \(source.excluded) excluded")
         }
         lines += statistics.summaryLines
+        for skipped in statistics.skippedFiles {
+            lines.append("skipped: \(skipped.file): \(skipped.reason)")
+        }
+        if verify { lines.append("verified: the ledger and its invariants are sound") }
         statistics.sayWarnings()
         if json {
             let bySource = JSONObject(sources.map { source in
@@ -74,6 +86,26 @@ struct StatusCommand: LoggingCommand {
                                                                ("by_source", JSONWriter.compact(.object(bySource)))]))
         } else {
             print(lines.joined(separator: "\n"))
+        }
+    }
+
+    /// Runs the full check; a damaged ledger is exit 2 (an unreadable database, cli.md), with every problem and
+    /// how to recover on stderr.
+    static func verify(_ store: any LedgerStore) throws {
+        let problems: [String]
+        do {
+            problems = try store.verify()
+        } catch {
+            throw CommandFailure.ledger(error)
+        }
+        guard problems.isEmpty else {
+            let list = problems.prefix(20).map { "  " + $0 }.joined(separator: "\n")
+            throw CommandFailure.usage("""
+                \(store.location): the ledger is damaged:
+                \(list)
+                Restore it from a backup, or rebuild it from the archives: run `subledger ingest` on all of them \
+                into a new ledger (a new --db)
+                """)
         }
     }
 }

@@ -42,7 +42,7 @@ import Testing
         let database = directory.file("l.sqlite")
         _ = try job(database).run(inputs: [input]).statistics
         let before = try digest(database)
-        let again = try job(database).run(inputs: [input])
+        let again = try job(database).run(inputs: [InputPath(input)])
         #expect(again.unchanged == [input])
         #expect(again.statistics == IngestStatistics().withEveryWarning())
         #expect(try digest(database) == before)

@@ -209,7 +209,9 @@ import Testing
         #expect(result.members == ["exports/a.ndjson", "exports/b.json", "exports/c.json.gz", "exports/d.ndjson.gz",
                                    "exports/d.ndjson.gz", longPath, gnuPath])
         #expect(result.positions == [1, 0, 0, 1, 2, 1, 0])
-        #expect(result.damages == [Damage(file: path, offset: Int64(tar.count - 2048), reason: "member exports/README.txt: unsupported file type")])
+        // Recognised by content: "hello" is none of the inputs (the damage is where its data starts).
+        #expect(result.damages == [Damage(file: path, offset: Int64(tar.count - 2048 + 512),
+                                          reason: "member exports/README.txt: not an input: not JSON, gzip, tar or zip (it starts with the bytes 68 65 6C 6C 6F)")])
     }
 
     @Test func gzippedTarsAndGzipInsideGzippedTar() throws {
@@ -291,7 +293,12 @@ import Testing
         #expect(result.texts == Self.lines + [Self.lines[1], Self.lines[2], Self.lines[0]])
         #expect(result.members == ["2024/03/events.ndjson", "2024/03/events.ndjson", "2024/03/events.ndjson",
                                    "2024/03/receipts.json.gz", "2024/03/one.json", "2024/03/nested.tar!inner.ndjson"])
-        #expect(result.damages == [Damage(file: path, offset: 0, reason: "member notes.md: unsupported file type")])
+        #expect(result.damages.map(\.reason) == ["member notes.md: not an input: not JSON, gzip, tar or zip (it starts with the bytes 23 20 6E 6F 74 65 73)"])
+        // The offset is where the member's data starts in the file: after its local header's fixed 30 bytes and
+        // its name (the name's first occurrence; the central directory comes last).
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let name = try #require(Self.find(Array("notes.md".utf8), in: bytes, after: 0))
+        #expect(result.damages.first?.offset == Int64(name + "notes.md".utf8.count))
     }
 
     @Test func zipInsideTarIsReportedAndTheOtherMembersAreRead() throws {
@@ -323,25 +330,104 @@ import Testing
         #expect(result.damages.first?.reason.hasPrefix("member a.ndjson: ") == true)
     }
 
-    @Test func truncatedZipIsDamageAtOffsetZero() throws {
+    /// `inputs.md`: "A truncated gzip/tar/zip keeps every record read before the damage and reports the damage
+    /// (file, offset, reason)". A cut zip has lost its central directory (at its end): its local headers are
+    /// walked from the start instead.
+    @Test func truncatedZipKeepsTheMembersBeforeTheCut() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/whole.zip"
-        try ZipBuilder.write(path, members: [("a.ndjson", Array(Self.ndjson.utf8))])
+        try ZipBuilder.write(path, members: [("a.ndjson", Array(Self.ndjson.utf8)), ("b.ndjson", Array(Self.ndjson.utf8))])
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let cutPath = try folder.write("cut.zip", Array(bytes.prefix(bytes.count - 30)))
-        let result = try readAll(cutPath)
-        #expect(result.records.isEmpty)
-        #expect(result.damages.count == 1)
-        #expect(result.damages.first?.offset == 0)
-        #expect(result.damages.first?.reason.contains("cannot open zip") == true)
+        let second = try #require(Self.find(Array("PK\u{03}\u{04}".utf8), in: bytes, after: 4))
+        // Cut in the central directory: both members are whole.
+        let cutDirectory = try readAll(try folder.write("cut.zip", Array(bytes.prefix(bytes.count - 30))))
+        #expect(cutDirectory.texts == Self.lines + Self.lines)
+        #expect(cutDirectory.damages.count == 1)
+        #expect(cutDirectory.damages.first?.reason == "zip cut off or damaged: its central directory is missing (the 2 members before it were read)")
+        // Cut inside the second member's deflate data: the first member is whole, the cut is reported where it is.
+        let cutMember = Array(bytes.prefix(second + 60))
+        let inMember = try readAll(try folder.write("cut-member.zip", cutMember))
+        #expect(inMember.members.filter { $0 == "a.ndjson" }.count == 3)
+        #expect(inMember.damages == [Damage(file: folder.path + "/cut-member.zip", offset: Int64(cutMember.count),
+                                            reason: "member b.ndjson: deflate stream cut off before its end (truncated)")])
     }
 
-    @Test func unsupportedFileTypeIsDamage() throws {
+    @Test func contentThatIsNotAnInputIsSaid() throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("notes.csv", "a,b\n")
+        #expect(ArchiveReader().recognise(InputPath(path)) == .notAnInput("not JSON, gzip, tar or zip (it starts with the bytes 61 2C 62 0A)"))
         let result = try readAll(path)
         #expect(result.records.isEmpty)
-        #expect(result.damages == [Damage(file: path, offset: 0, reason: "unsupported file type")])
+        #expect(result.damages == [Damage(file: path, offset: 0, reason: "not an input: not JSON, gzip, tar or zip (it starts with the bytes 61 2C 62 0A)")])
+        // A gzip is looked into: gzip of a CSV is not an input either; gzip of JSON lines under any name is.
+        let csv = try folder.write("prices.csv.gz", try GzipWriter.gzip("a,b\n"))
+        #expect(ArchiveReader().recognise(InputPath(csv)) == .notAnInput("gzip of something else: not JSON, gzip, tar or zip (it starts with the bytes 61 2C 62 0A)"))
+        let log = try folder.write("shipper.log.1", try GzipWriter.gzip(Self.ndjson))
+        #expect(ArchiveReader().recognise(InputPath(log)) == .input)
+        #expect(try readAll(log).texts == Self.lines)
+    }
+
+    /// Issue 18.3: "A small zip hangs ingest forever (and holds the ingest lock): a member whose deflate stream
+    /// ends before `Z_STREAM_END` makes ZIPFoundation 0.9.20 loop". Here the sizes in both headers agree with
+    /// the (cut) data, so only the deflate stream itself tells: it is damage at the offset where it ends, the
+    /// other member is read, and the read returns (within 20 s; ZIPFoundation never returned).
+    @Test func zipMemberWhoseDeflateStreamEndsEarlyIsDamageNotAHang() throws {
+        let content = Array((Self.ndjson + Self.ndjson).utf8)
+        var cut = try HandmadeZip.deflated("cut.ndjson", content)
+        cut.data.removeLast(cut.data.count / 3)
+        let whole = try HandmadeZip.deflated("whole.ndjson", Array(Self.ndjson.utf8))
+        let bytes = HandmadeZip.archive([cut, whole])
+        let folder = try TemporaryFolder()
+        let path = try folder.write("small.zip", bytes)
+        let result = try #require(try finishes(within: 20) { try readAll(path) }, "reading the zip did not return")
+        #expect(result.members.filter { $0 == "whole.ndjson" }.count == 3)
+        let dataEnd = 30 + "cut.ndjson".utf8.count + cut.data.count
+        #expect(result.damages == [Damage(file: path, offset: Int64(dataEnd),
+                                          reason: "member cut.ndjson: deflate stream cut off before its end (truncated)")])
+        // The same bytes in memory (the fuzzing harness's path) give the same answer.
+        var records = 0
+        let damages = try ArchiveReader().read(bytes: bytes, name: "small.zip") { _ in records += 1 }
+        #expect(records == result.records.count)
+        #expect(damages.map(\.reason) == result.damages.map(\.reason))
+    }
+
+    /// Zip64 (APPNOTE 6.3, 4.3.14-4.3.15, 4.5.3): sizes and offsets that do not fit 32 bits are 0xFFFFFFFF in the
+    /// headers, the real ones in the zip64 extra field, and the end record points to a zip64 end record. Exports
+    /// over 4 GiB are written so; some writers (Python's `force_zip64`) do it for small ones too.
+    @Test func zip64ArchivesAreRead() throws {
+        let members = [try HandmadeZip.deflated("a.ndjson", Array(Self.ndjson.utf8)),
+                       try HandmadeZip.deflated("b.json", Array(("[" + Self.lines[1] + "]").utf8))]
+        let folder = try TemporaryFolder()
+        let result = try readAll(try folder.write("big-export.zip", HandmadeZip.archive(members, zip64: true)))
+        #expect(result.damages == [])
+        #expect(result.texts == Self.lines + [Self.lines[1]])
+        #expect(result.members == ["a.ndjson", "a.ndjson", "a.ndjson", "b.json"])
+        // Cut before its directory, it is walked through its local headers (zip64 extra fields too).
+        let bytes = HandmadeZip.archive(members, zip64: true)
+        let directory = try #require(Self.find([0x50, 0x4B, 0x01, 0x02], in: bytes, after: 0))
+        let cut = try readAll(try folder.write("cut-export.zip", Array(bytes.prefix(directory + 10))))
+        #expect(cut.texts == Self.lines + [Self.lines[1]])
+        #expect(cut.damages.map(\.reason) == ["zip cut off or damaged: its central directory is missing (the 2 members before it were read)"])
+    }
+
+    /// Many directory entries pointing at one member's bytes are how a few kB of zip inflate to terabytes
+    /// (D. Fifield, "A better zip bomb", 2019): the second claim on the same bytes is refused.
+    @Test func zipEntriesSharingDataAreRefused() throws {
+        let member = try HandmadeZip.deflated("a.ndjson", Array(Self.ndjson.utf8))
+        var bytes = HandmadeZip.archive([member, member])
+        // Point the second directory entry at the first local header.
+        let directory = try #require(Self.find([0x50, 0x4B, 0x01, 0x02], in: bytes, after: 0))
+        let second = try #require(Self.find([0x50, 0x4B, 0x01, 0x02], in: bytes, after: directory + 4))
+        for i in 0..<4 { bytes[second + 42 + i] = 0 }
+        let folder = try TemporaryFolder()
+        let result = try readAll(try folder.write("bomb.zip", bytes))
+        #expect(result.texts == Self.lines)
+        #expect(result.damages.map(\.reason) == ["member a.ndjson: its data overlaps another member's, not read (a zip bomb, or a damaged directory)"])
+    }
+
+    static func find(_ needle: [UInt8], in bytes: [UInt8], after start: Int) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (max(start, 0)...(bytes.count - needle.count)).first { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
     @Test func sinkErrorsPropagateUnchanged() throws {

@@ -213,3 +213,98 @@ enum ZipBuilder {
 
 /// The plausible times of a run whose clock reads 2026-01-01T00:00:00Z: fixed, so that tests never depend on today.
 let testTimes = PlausibleTimes(now: 1_767_225_600_000)
+
+/// Zip archives written byte by byte (PKWARE APPNOTE 6.3, §4.3.7 local header, §4.3.12 central directory,
+/// §4.3.16 end record), so that a test can state sizes and CRCs that do not match the data.
+enum HandmadeZip {
+    struct Member {
+        var name: String
+        /// The bytes stored for the member (deflated or not), exactly as given.
+        var data: [UInt8]
+        /// 0 stored, 8 deflate.
+        var method: UInt16 = 8
+        var crc: UInt32
+        var uncompressedSize: Int
+    }
+
+    /// A member whose data is `content` deflated, all fields right.
+    static func deflated(_ name: String, _ content: [UInt8]) throws -> Member {
+        let writer = try GzipWriter(windowBits: -15)
+        try writer.write(content)
+        return Member(name: name, data: try writer.finish(), crc: crc32(content), uncompressedSize: content.count)
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        UInt32(bytes.withUnsafeBufferPointer { SystemZlib.crc32(0, $0.baseAddress, uInt($0.count)) })
+    }
+
+    /// `zip64`: every size and offset in the headers is 0xFFFFFFFF with the real value in a zip64 extra field
+    /// (APPNOTE 4.5.3), and the directory is found through the zip64 end record and its locator (4.3.14, 4.3.15),
+    /// as writers do for archives over 4 GiB.
+    static func archive(_ members: [Member], zip64: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        var directory: [UInt8] = []
+        func le16(_ value: Int, _ into: inout [UInt8]) { into += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+        func le32(_ value: Int, _ into: inout [UInt8]) { le16(value & 0xFFFF, &into); le16(value >> 16 & 0xFFFF, &into) }
+        func le64(_ value: Int, _ into: inout [UInt8]) { le32(value & 0xFFFF_FFFF, &into); le32(value >> 32, &into) }
+        let wide = 0xFFFF_FFFF
+        for member in members {
+            let offset = out.count
+            let name = Array(member.name.utf8)
+            var localExtra: [UInt8] = []
+            var centralExtra: [UInt8] = []
+            if zip64 {
+                le16(1, &localExtra); le16(16, &localExtra); le64(member.uncompressedSize, &localExtra); le64(member.data.count, &localExtra)
+                le16(1, &centralExtra); le16(24, &centralExtra)
+                le64(member.uncompressedSize, &centralExtra); le64(member.data.count, &centralExtra); le64(offset, &centralExtra)
+            }
+            out += [0x50, 0x4B, 0x03, 0x04]
+            le16(zip64 ? 45 : 20, &out); le16(0x0800, &out); le16(Int(member.method), &out); le16(0, &out); le16(0x5821, &out)
+            le32(Int(member.crc), &out); le32(zip64 ? wide : member.data.count, &out); le32(zip64 ? wide : member.uncompressedSize, &out)
+            le16(name.count, &out); le16(localExtra.count, &out)
+            out += name + localExtra + member.data
+            directory += [0x50, 0x4B, 0x01, 0x02]
+            le16(0x0314, &directory); le16(zip64 ? 45 : 20, &directory); le16(0x0800, &directory); le16(Int(member.method), &directory)
+            le16(0, &directory); le16(0x5821, &directory)
+            le32(Int(member.crc), &directory); le32(zip64 ? wide : member.data.count, &directory)
+            le32(zip64 ? wide : member.uncompressedSize, &directory)
+            le16(name.count, &directory); le16(centralExtra.count, &directory); le16(0, &directory); le16(0, &directory); le16(0, &directory)
+            le32(0o100644 << 16, &directory); le32(zip64 ? wide : offset, &directory)
+            directory += name + centralExtra
+        }
+        let directoryOffset = out.count
+        out += directory
+        if zip64 {
+            let recordOffset = out.count
+            out += [0x50, 0x4B, 0x06, 0x06]
+            le64(44, &out); le16(45, &out); le16(45, &out); le32(0, &out); le32(0, &out)
+            le64(members.count, &out); le64(members.count, &out); le64(directory.count, &out); le64(directoryOffset, &out)
+            out += [0x50, 0x4B, 0x06, 0x07]
+            le32(0, &out); le64(recordOffset, &out); le32(1, &out)
+        }
+        out += [0x50, 0x4B, 0x05, 0x06]
+        le16(0, &out); le16(0, &out); le16(zip64 ? 0xFFFF : members.count, &out); le16(zip64 ? 0xFFFF : members.count, &out)
+        le32(zip64 ? wide : directory.count, &out); le32(zip64 ? wide : directoryOffset, &out); le16(0, &out)
+        return out
+    }
+}
+
+/// Runs `body` on a thread of its own and waits at most `seconds` for it: a reader that loops forever fails
+/// the test instead of hanging the run (the thread is left behind; the test process ends anyway).
+func finishes<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () throws -> T) throws -> T? {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.result = Result { try body() }
+        done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return try box.result?.get()
+}
+
+/// Where a thread leaves its result; read only after the thread signalled.
+final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}

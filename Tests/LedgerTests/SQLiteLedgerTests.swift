@@ -15,7 +15,8 @@ import Testing
             #expect(try LedgerMigrator().migrate(ledger.sqlite) == [])
             #expect(try ledger.sqlite.strings("PRAGMA journal_mode") == ["wal"])
             #expect(try ledger.sqlite.tableNames() == ["facts", "files", "ledger_meta", "migrations",
-                                                        "payload_dictionaries", "quarantine", "records", "reprocess_queue"])
+                                                        "payload_dictionaries", "quarantine", "records", "reprocess_queue",
+                                                        "skipped_files"])
             #expect(try ledger.sqlite.strings("SELECT name FROM migrations ORDER BY name") == LedgerMigrations.all.map(\.name))
         }
         let reopened = try SQLiteLedger(path: path, access: .readOnly)

@@ -53,6 +53,9 @@ extension PostgresLedger {
             var newQuarantine: Set<String> = []
             if !staged.records.isEmpty {
                 try session.copy(into: "stage_records", columns: PostgresStaging.recordColumns, rows: staged.records)
+                // A temporary table is never analysed by autovacuum: without its row count the planner joins the
+                // batch to `records` by scanning all of it, a cost that grows with the ledger.
+                try session.query("ANALYZE stage_records")
                 for row in try session.query(PostgresStaging.insertRecords) { newRecords.insert(try row.text(0) ?? "") }
                 try session.query(PostgresStaging.moveProvenance)
                 try session.query(PostgresStaging.keepEarliestCopy)
@@ -60,6 +63,7 @@ extension PostgresLedger {
             }
             if !staged.facts.isEmpty {
                 try session.copy(into: "stage_facts", columns: PostgresStaging.factColumns, rows: staged.facts)
+                try session.query("ANALYZE stage_facts")
                 try session.query(PostgresStaging.insertFacts)
             }
             if !staged.quarantine.isEmpty {

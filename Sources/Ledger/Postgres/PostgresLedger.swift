@@ -107,6 +107,17 @@ public final class PostgresLedger: SQLLedger {
         }
     }
 
+    /// None: the server keeps its own pages and indexes consistent (a check of them needs the `amcheck`
+    /// extension and superuser rights); the ledger's own rules are checked alike on both engines.
+    func structuralProblems(thorough: Bool) throws(LedgerError) -> [String] { [] }
+
+    var recovery: String {
+        """
+        . Nothing was changed. Restore the database from a backup, or rebuild the ledger from the archives: run \
+        `subledger ingest` on all of them into a new database
+        """
+    }
+
     /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds one page.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         let ownTransaction = !inTransaction
