@@ -26,6 +26,12 @@ final class PostgresFileClaimer: FileClaimer, @unchecked Sendable {
         let seconds = ProcessInfo.processInfo.environment["SUBLEDGER_LEASE_SECONDS"].flatMap { Int64($0) } ?? 30
         leaseMillis = max(1, seconds) * 1000
         session = try PostgresSession(location)
+        // A claim never waits long: past 5 s on another process's row lock it fails and the file is read here
+        // too (its records deduplicate); and the server ends a claim transaction left open for a minute, so a
+        // stuck process cannot hold the others' claims. Without these, two ingests that met on one file could
+        // wait for each other for good.
+        try session.query("SET lock_timeout = '5s'")
+        try session.query("SET idle_in_transaction_session_timeout = '60s'")
         renewals = try PostgresLeaseRenewal(location: location, owner: owner, leaseMillis: leaseMillis)
     }
 

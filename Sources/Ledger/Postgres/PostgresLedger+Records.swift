@@ -53,17 +53,11 @@ extension PostgresLedger {
             var newQuarantine: Set<String> = []
             if !staged.records.isEmpty {
                 try session.copy(into: "stage_records", columns: PostgresStaging.recordColumns, rows: staged.records)
-                // A temporary table is never analysed by autovacuum: without its row count the planner joins the
-                // batch to `records` by scanning all of it, a cost that grows with the ledger.
-                try session.query("ANALYZE stage_records")
                 for row in try session.query(PostgresStaging.insertRecords) { newRecords.insert(try row.text(0) ?? "") }
-                try session.query(PostgresStaging.moveProvenance)
-                try session.query(PostgresStaging.keepEarliestCopy)
-                try session.query(PostgresStaging.addFlags)
+                try session.query(PostgresStaging.mergeCopies)
             }
             if !staged.facts.isEmpty {
                 try session.copy(into: "stage_facts", columns: PostgresStaging.factColumns, rows: staged.facts)
-                try session.query("ANALYZE stage_facts")
                 try session.query(PostgresStaging.insertFacts)
             }
             if !staged.quarantine.isEmpty {
@@ -159,28 +153,32 @@ enum PostgresStaging {
         RETURNING dedup_key
         """
 
-    /// The smallest provenance of the batch's copies, where it is smaller than the stored one.
-    static let moveProvenance = """
-        UPDATE records r SET file = s.file, member = s.member, position = s.position
-        FROM (SELECT DISTINCT ON (dedup_key) dedup_key, file, member, position FROM stage_records
-              ORDER BY dedup_key, file, member, position) s
-        WHERE r.dedup_key = s.dedup_key AND (r.file, r.member, r.position) > (s.file, s.member, s.position)
-        """
-
-    /// The batch's copy received first (none counts as first; then batch order), where earlier than the stored.
-    static let keepEarliestCopy = """
-        UPDATE records r SET received_at = s.received_at, payload = s.payload, dictionary = s.dictionary
-        FROM (SELECT DISTINCT ON (dedup_key) dedup_key, received_at, payload, dictionary FROM stage_records
-              ORDER BY dedup_key, received_at NULLS FIRST, seq) s
-        WHERE r.dedup_key = s.dedup_key AND r.received_at IS NOT NULL
-            AND (s.received_at IS NULL OR s.received_at < r.received_at)
-        """
-
-    /// The flags of every copy OR-ed in (the same for any order of the copies).
-    static let addFlags = """
-        UPDATE records r SET flags = r.flags | s.flags
-        FROM (SELECT dedup_key, bit_or(flags) AS flags FROM stage_records GROUP BY dedup_key) s
-        WHERE r.dedup_key = s.dedup_key AND (r.flags | s.flags) <> r.flags
+    /// What every copy of a stored record changes in its row, in one pass over the batch (one statement: each
+    /// is a round trip and a plan): the smallest provenance of the copies where smaller than the stored one; the
+    /// copy received first (none counts as first; then batch order) where earlier than the stored; the flags of
+    /// every copy OR-ed in. Each is the same for any order of the copies.
+    static let mergeCopies = """
+        UPDATE records r SET
+            file = CASE WHEN p.smaller THEN p.file ELSE r.file END,
+            member = CASE WHEN p.smaller THEN p.member ELSE r.member END,
+            position = CASE WHEN p.smaller THEN p.position ELSE r.position END,
+            received_at = CASE WHEN p.earlier THEN p.received_at ELSE r.received_at END,
+            payload = CASE WHEN p.earlier THEN p.payload ELSE r.payload END,
+            dictionary = CASE WHEN p.earlier THEN p.dictionary ELSE r.dictionary END,
+            flags = r.flags | p.flags
+        FROM (
+            SELECT s.dedup_key, s.file, s.member, s.position, e.received_at, e.payload, e.dictionary, f.flags,
+                (t.file, t.member, t.position) > (s.file, s.member, s.position) AS smaller,
+                t.received_at IS NOT NULL AND (e.received_at IS NULL OR e.received_at < t.received_at) AS earlier
+            FROM (SELECT DISTINCT ON (dedup_key) dedup_key, file, member, position FROM stage_records
+                  ORDER BY dedup_key, file, member, position) s
+            JOIN (SELECT DISTINCT ON (dedup_key) dedup_key, received_at, payload, dictionary FROM stage_records
+                  ORDER BY dedup_key, received_at NULLS FIRST, seq) e ON e.dedup_key = s.dedup_key
+            JOIN (SELECT dedup_key, bit_or(flags) AS flags FROM stage_records GROUP BY dedup_key) f
+                ON f.dedup_key = s.dedup_key
+            JOIN records t ON t.dedup_key = s.dedup_key
+        ) p
+        WHERE r.dedup_key = p.dedup_key AND (p.smaller OR p.earlier OR (r.flags | p.flags) <> r.flags)
         """
 
     /// Each fact once, its earliest statement (and that statement's record) winning, as in the set semantics.
