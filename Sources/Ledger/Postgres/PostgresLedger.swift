@@ -73,27 +73,33 @@ public final class PostgresLedger: SQLLedger {
     }
 
     /// Runs `step` in the open transaction; when the server aborts the transaction as a deadlock's victim (or a
-    /// serialization failure), rolls back and runs the transaction's steps again, up to four times. Outside a
-    /// transaction the step runs once.
+    /// serialization failure), rolls back and runs the transaction's steps again, up to eight times, backing off a
+    /// little longer each time. A deadlock met while replaying the earlier steps is retried the same way (several
+    /// ingests storing overlapping batches can meet again). Outside a transaction the step runs once.
     @discardableResult
     func run<T>(_ step: @escaping (PostgresSession) throws(LedgerError) -> T) throws(LedgerError) -> T {
         var attempt = 0
         while true {
-            do {
+            do throws(LedgerError) {
+                if attempt > 0 { try restart(attempt: attempt) }
                 let result = try step(session)
                 if inTransaction { replay.append { session in _ = try step(session) } }
                 return result
-            } catch where inTransaction && attempt < 4 && error.isTransient {
+            } catch where inTransaction && attempt < 8 && error.isTransient {
                 attempt += 1
-                _ = try? session.query("ROLLBACK")
-                usleep(useconds_t(20_000 * attempt))
-                try session.query("BEGIN")
-                for earlier in replay {
-                    do { try earlier(session) } catch let failure as LedgerError { throw failure } catch {
-                        throw LedgerError(kind: .unavailable, path: location, message: "the PostgreSQL server failed while a transaction was retried",
-                                          detail: String(describing: error))
-                    }
-                }
+            }
+        }
+    }
+
+    /// Rolls the aborted transaction back, waits a little (longer each attempt), and runs its earlier steps again.
+    private func restart(attempt: Int) throws(LedgerError) {
+        _ = try? session.query("ROLLBACK")
+        usleep(useconds_t(20_000 * attempt * attempt))
+        try session.query("BEGIN")
+        for earlier in replay {
+            do { try earlier(session) } catch let failure as LedgerError { throw failure } catch {
+                throw LedgerError(kind: .unavailable, path: location, message: "the PostgreSQL server failed while a transaction was retried",
+                                  detail: String(describing: error))
             }
         }
     }
