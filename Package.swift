@@ -75,7 +75,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "IngestTests", dependencies: [
-            "Ingest", "Facts", "SystemZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            "Ingest", "Facts", "SystemZlib", "AppStore", "PlayStore", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .testTarget(name: "AppStoreTests", dependencies: [
             "AppStore", "Facts", "Ingest",
@@ -84,7 +84,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
         .testTarget(name: "PlayStoreTests", dependencies: ["PlayStore", "Facts", "Ingest"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Facts", "Ingest"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Facts", "Ingest", "AppStore", "PlayStore"]),
         .testTarget(name: "MetricsTests", dependencies: ["SubscriptionMetrics", "Reporting", "Facts"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "SubscriptionMetrics", "Facts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),

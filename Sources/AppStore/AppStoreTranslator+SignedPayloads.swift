@@ -43,7 +43,7 @@ extension AppStoreTranslator {
 
         var original = renewal?["originalTransactionId"]?.nonEmptyString
         let stated = try transaction.flatMap { transaction throws(Rejection) in
-            try list.part(transactionPath, data?["signedTransactionInfo"]) { list throws(Rejection) -> TransactionFacts? in
+            try list.part(transactionPath, data?["signedTransactionInfo"]) { list throws(Rejection) -> AppleTransaction? in
                 let facts = try translateTransaction(transaction, path: transactionPath, envelope: envelope, into: &list,
                                                      keepRevocation: type != "REFUND_REVERSED")
                 if type == "REFUND_REVERSED" {
@@ -54,7 +54,7 @@ extension AppStoreTranslator {
             }
         }
         if let stated { original = stated.subject }
-        let expiry = stated?.expiry
+        let expiry = stated?.expires
         if let renewal {
             _ = try list.part(renewalPath, data?["signedRenewalInfo"]) { list throws(Rejection) -> Bool? in
                 try translateRenewal(renewal, path: renewalPath, expiry: expiry, statedAt: signedDate, into: &list)
@@ -126,20 +126,15 @@ extension AppStoreTranslator {
         return list.translation(observedAt: signedDate)
     }
 
-    /// An epoch-milliseconds member of a JWS payload (`signedDate`, `purchaseDate`, ...), inside ``times``; `nil`
-    /// when absent or not a number.
-    private func millis(_ object: JSON, _ key: String, path: String) throws(Rejection) -> Millis? {
-        guard let instant = object[key]?.int64 else { return nil }
-        guard times.contains(instant) else {
-            throw .quarantined(.implausibleTimestamp, times.detail(field: JSON.path(path, key), instant: instant))
-        }
-        return instant
+    /// ``AppleDate/signedTime(_:_:path:times:)`` against this run's ``times``.
+    func millis(_ object: JSON, _ key: String, path: String) throws(Rejection) -> Millis? {
+        try AppleDate.signedTime(object, key, path: path, times: times)
     }
 
     // MARK: Checks
 
     /// `decoded`: `text` as the record parser decoded it, if it did (used only when it is that text).
-    private func verified(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> JSON {
+    func verified(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> JSON {
         let jws: CompactJWS
         do throws(JWSVerificationError) {
             if let decoded, decoded.text == text {
@@ -163,13 +158,13 @@ extension AppStoreTranslator {
         return jws.payload
     }
 
-    private func checkBundle(_ value: JSON?) throws(Rejection) {
+    func checkBundle(_ value: JSON?) throws(Rejection) {
         guard !bundleIds.isEmpty else { return }
         guard let bundle = value?.string else { throw .quarantined(.wrongBundle, "signed payload has no bundleId") }
         guard bundleIds.contains(bundle) else { throw .quarantined(.wrongBundle, "bundleId \(bundle) is not configured") }
     }
 
-    private func checkEnvironment(_ value: JSON?) throws(Rejection) {
+    func checkEnvironment(_ value: JSON?) throws(Rejection) {
         switch value?.string {
         case "Sandbox", "Xcode", "LocalTesting": throw .excluded(.sandbox)
         default: return
@@ -178,98 +173,18 @@ extension AppStoreTranslator {
 
     // MARK: Payload contents
 
-    struct TransactionFacts {
-        var subject: String
-        var transactionId: String
-        var productId: String
-        /// The period's expiry (`expiresDate`), `nil` for one-time purchases.
-        var expiry: Millis?
-    }
-
     /// The facts of a `JWSTransactionDecodedPayload` at `path` in the record (for details).
-    private func translateTransaction(_ t: JSON, path: String, envelope: Envelope, into list: inout FactList,
-                                      keepRevocation: Bool) throws(Rejection) -> TransactionFacts {
-        guard let transactionId = t["transactionId"]?.nonEmptyString else { throw .invalid("transaction without transactionId") }
-        guard let productId = t["productId"]?.nonEmptyString else {
-            throw .invalid("transaction \(transactionId) without productId")
-        }
-        guard let purchased = try millis(t, "purchaseDate", path: path) else {
-            throw .invalid("transaction \(transactionId) without numeric purchaseDate")
-        }
-        let original = t["originalTransactionId"]?.nonEmptyString ?? transactionId
-        var price: Int64?
-        if let milliunits = t["price"]?.int64 {
-            let (micros, overflow) = milliunits.multipliedReportingOverflow(by: 1000)
-            guard !overflow else { throw .invalid("transaction \(transactionId) has an out-of-range price") }
-            price = micros
-        }
-        let currency = t["currency"]?.nonEmptyString ?? envelope.currency
-        let revoked = try millis(t, "revocationDate", path: path)
-        let upgraded = t["isUpgraded"]?.bool == true
-        let percentage = t["revocationPercentage"]?.int64 ?? 100_000
-
-        if let expiresValue = t["expiresDate"], !expiresValue.isNull {
-            guard let expires = try millis(t, "expiresDate", path: path) else {
-                throw .invalid("transaction \(transactionId) has a non-numeric expiresDate")
-            }
-            var flags: Fact.Flags = []
-            if t["offerDiscountType"]?.string == "FREE_TRIAL" { flags.insert(.trial) }
-            else if t["offerType"]?.int64 == 1 { flags.insert(.introductory) }
-            var end = expires
-            if upgraded {
-                flags.insert(.upgraded)
-                if let revoked { end = min(expires, revoked) }
-            }
-            list.add(AppleFactKind.period, subject: original, at: purchased, ref: transactionId,
-                     detail: t["webOrderLineItemId"]?.nonEmptyString, productId: productId, end: end,
-                     amountMicros: price, currency: currency, flags: flags)
-            if let revoked, !upgraded, keepRevocation {
-                list.add(AppleFactKind.revocation, subject: original, at: revoked, ref: transactionId,
-                         detail: String(percentage), productId: productId)
-            }
-            if let user = t["appAccountToken"]?.nonEmptyString ?? envelope.appUserId {
-                list.add(AppleFactKind.user, subject: original, at: purchased, ref: user)
-            }
-            if let context = envelope.currency {
-                list.add(AppleFactKind.currency, subject: original, at: purchased, currency: context)
-            }
-            return TransactionFacts(subject: original, transactionId: transactionId, productId: productId, expiry: expires)
-        }
-        list.add(AppleFactKind.oneTime, subject: transactionId, at: purchased, ref: transactionId, productId: productId,
-                 amountMicros: price, currency: currency)
-        if let revoked, keepRevocation {
-            list.add(AppleFactKind.revocation, subject: transactionId, at: revoked, ref: transactionId,
-                     detail: String(percentage), productId: productId)
-        }
-        if let user = t["appAccountToken"]?.nonEmptyString ?? envelope.appUserId {
-            list.add(AppleFactKind.user, subject: transactionId, at: purchased, ref: user)
-        }
-        return TransactionFacts(subject: transactionId, transactionId: transactionId, productId: productId, expiry: nil)
+    func translateTransaction(_ t: JSON, path: String, envelope: Envelope, into list: inout FactList,
+                              keepRevocation: Bool) throws(Rejection) -> AppleTransaction {
+        let transaction = try AppleTransaction(signed: t, path: path, times: times)
+        transaction.facts(into: &list, envelope: envelope, keepRevocation: keepRevocation)
+        return transaction
     }
 
     /// The facts of a `JWSRenewalInfoDecodedPayload` at `path` in the record; `expiry` is the expiry of the
-    /// notification's transaction.
-    private func translateRenewal(_ r: JSON, path: String, expiry: Millis?, statedAt: Millis,
-                                  into list: inout FactList) throws(Rejection) {
-        guard let original = r["originalTransactionId"]?.nonEmptyString else {
-            throw .invalid("renewal info without originalTransactionId")
-        }
-        let grace = try millis(r, "gracePeriodExpiresDate", path: path)
-        if let status = r["autoRenewStatus"]?.int64 {
-            list.add(AppleFactKind.renewalStatus, subject: original, at: statedAt,
-                     productId: r["autoRenewProductId"]?.nonEmptyString, flags: status == 1 ? .on : [])
-        }
-        let noticeAt = expiry ?? statedAt
-        let intent = r["expirationIntent"]?.nonEmptyString
-        if r["isInBillingRetryPeriod"]?.bool == true || grace != nil {
-            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: "isInBillingRetryPeriod",
-                     end: grace)
-        } else if intent == "2" {
-            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: "expirationIntent")
-        }
-        if let intent, intent != "2" {
-            list.add(AppleFactKind.expiry, subject: original, at: noticeAt, detail: ExpirationReason.fromIntent(intent),
-                     end: expiry)
-        }
+    /// transaction beside it.
+    func translateRenewal(_ r: JSON, path: String, expiry: Millis?, statedAt: Millis,
+                          into list: inout FactList) throws(Rejection) {
+        try AppleRenewalInfo(signed: r, path: path, times: times).facts(into: &list, expiry: expiry, statedAt: statedAt)
     }
 }

@@ -2,7 +2,7 @@ import Facts
 import Ingest
 
 /// Turns one Apple record (verifyReceipt response, V1 or V2 App Store Server Notification, bare signed
-/// transaction or renewal info) into facts (see ``AppleFactKind`` for what each fact says).
+/// transaction or renewal info, App Store Server API transaction history or subscription statuses) into facts (see ``AppleFactKind`` for what each fact says).
 ///
 /// Outcomes: sandbox / Xcode / LocalTesting data and `receipt_type` ProductionSandbox are `.excluded(.sandbox)`,
 /// TEST notifications `.excluded(.test)`, non-zero receipt `status` `.excluded(.receiptStatus)`, records whose
@@ -19,13 +19,14 @@ import Ingest
 /// signed in the notification; splicing a forged inner JWS in would break the outer signature. Verifying them
 /// again would triple the signature checks of a V2 ingest and could only reject payloads Apple itself sent.
 /// Bare transactions and renewal infos (no outer envelope) are verified like a `signedPayload`.
-public struct AppStoreTranslator: Sendable {
+public struct AppStoreTranslator: StoreTranslator {
     /// Apple Root CA - G3 as DER, the root production App Store signatures chain to.
     public static let appleRootCAG3: [[UInt8]] = [Base64URL.decode(appleRootCAG3Base64) ?? []]
 
     /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
     /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 2
+    /// 3: App Store Server API responses (transaction history, subscription statuses).
+    public static let rulesVersion: Int64 = 3
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -42,6 +43,8 @@ public struct AppStoreTranslator: Sendable {
         self.bundleIds = bundleIds
         self.times = times
     }
+
+    public var platform: Platform { .apple }
 
     /// Translates one record whose `source` is one of the `apple.*` kinds.
     public func translate(_ record: ParsedRecord) -> Translation {
@@ -72,9 +75,14 @@ public struct AppStoreTranslator: Sendable {
             return try signedTransaction(text, envelope: record.envelope, decoded: record.decodedJWS)
         case (.appleRenewalInfo, .jws(let text)):
             return try signedRenewalInfo(text, envelope: record.envelope, decoded: record.decodedJWS)
+        case (.appleTransactionHistory, .json(let body)):
+            return try transactionHistory(body, envelope: record.envelope)
+        case (.appleSubscriptionStatuses, .json(let body)):
+            return try subscriptionStatuses(body, envelope: record.envelope)
         case (.appleTransaction, .json), (.appleRenewalInfo, .json):
             throw .invalid("\(record.source.rawValue) must be a JWS")
-        case (.appleVerifyReceipt, .jws), (.appleNotificationV1, .jws):
+        case (.appleVerifyReceipt, .jws), (.appleNotificationV1, .jws), (.appleTransactionHistory, .jws),
+             (.appleSubscriptionStatuses, .jws):
             throw .invalid("\(record.source.rawValue) must be a JSON object")
         default:
             throw .quarantined(.unrecognized, "\(record.source.rawValue) is not an App Store payload")

@@ -1,8 +1,19 @@
 import Facts
 import Ingest
 
-/// Apple's instants as legacy payloads write them.
+/// Apple's instants as its payloads write them: legacy (``millis(_:_:)``) and signed (``signedTime(_:_:path:times:)``).
 enum AppleDate {
+    /// An epoch-milliseconds member of a signed payload (`signedDate`, `purchaseDate`, ...), inside `times`;
+    /// `nil` when absent or not a number.
+    /// - Throws: `implausible_timestamp` naming the field (`path.key`) when outside `times`.
+    static func signedTime(_ object: JSON, _ key: String, path: String, times: PlausibleTimes) throws(Rejection) -> Millis? {
+        guard let instant = object[key]?.int64 else { return nil }
+        guard times.contains(instant) else {
+            throw .quarantined(.implausibleTimestamp, times.detail(field: JSON.path(path, key), instant: instant))
+        }
+        return instant
+    }
+
     /// ms UTC from a `*_ms` field, or from a legacy date field: epoch ms (iOS 6 `expires_date`, a number or a
     /// numeric string) or the `"2024-01-17 10:00:00 Etc/GMT"` text of iOS 7 receipts. `nil` when absent, empty,
     /// or `"0"` (Apple's "not set", e.g. `cancellation_date_ms: "0"`); any other number is returned as it is, for

@@ -40,22 +40,15 @@ struct LegacyReceipt {
     /// carry no time of their own (auto-renew status in a pending renewal info).
     /// - Throws: ``Rejection/excluded(_:)`` when every readable entry is family-shared.
     mutating func translate(into list: inout FactList, envelope: Envelope, statedAt: Millis?) throws(Rejection) {
-        var familyShared = 0
-        var read = 0
+        var family = FamilySharing()
         for entry in entries {
-            let shared = try list.part(entry.path, entry.value) { list throws(Rejection) -> Bool? in
-                guard entry.value.object != nil else {
-                    throw .invalid("\(entry.path) is a JSON \(JSON.typeName(entry.value)), not a receipt entry")
-                }
+            family.count(try list.part(entry.path, entry.value) { list throws(Rejection) -> Bool? in
                 if entry.value["in_app_ownership_type"]?.string == "FAMILY_SHARED" { return true }
                 try translateEntry(entry, into: &list, envelope: envelope)
                 return false
-            }
-            guard let shared else { continue }
-            read += 1
-            if shared { familyShared += 1 }
+            })
         }
-        if familyShared > 0, familyShared == read { throw .excluded(.familyShared) }
+        try family.check()
         for info in pendingRenewals {
             _ = try list.part(info.path, info.value) { list throws(Rejection) -> Bool? in
                 try translateRenewal(info, into: &list, statedAt: statedAt)
@@ -66,81 +59,16 @@ struct LegacyReceipt {
 
     private mutating func translateEntry(_ entry: Entry, into list: inout FactList,
                                          envelope: Envelope) throws(Rejection) {
-        let (path, value) = entry
-        guard let transactionId = value["transaction_id"]?.nonEmptyString else {
-            throw .invalid("\(path).transaction_id is missing")
-        }
-        guard let productId = value["product_id"]?.nonEmptyString else {
-            throw .invalid("\(path).product_id of transaction \(transactionId) is missing")
-        }
-        guard let purchased = try AppleDate.time(value, "purchase_date", path: path, times: times) else {
-            throw .invalid("\(path).purchase_date of transaction \(transactionId) is missing or unreadable")
-        }
-        let original = value["original_transaction_id"]?.nonEmptyString ?? transactionId
-        let cancelled = try AppleDate.time(value, "cancellation_date", path: path, times: times)
-        let upgraded = value["is_upgraded"]?.bool == true
-        let currency = envelope.currency
-
-        if AppleDate.has(value, "expires_date") {
-            guard let expires = try AppleDate.time(value, "expires_date", path: path, times: times) else {
-                throw .invalid("\(path).expires_date of transaction \(transactionId) is unreadable")
-            }
-            var flags: Fact.Flags = []
-            if value["is_trial_period"]?.bool == true { flags.insert(.trial) }
-            if value["is_in_intro_offer_period"]?.bool == true, !flags.contains(.trial) { flags.insert(.introductory) }
-            var end = expires
-            if upgraded {
-                flags.insert(.upgraded)
-                if let cancelled { end = min(expires, cancelled) }
-            }
-            list.add(AppleFactKind.period, subject: original, at: purchased, ref: transactionId,
-                     detail: value["web_order_line_item_id"]?.nonEmptyString, productId: productId, end: end,
-                     currency: currency, flags: flags)
-            latestExpiry[original] = max(latestExpiry[original] ?? expires, expires)
-            if let cancelled, !upgraded {
-                list.add(AppleFactKind.revocation, subject: original, at: cancelled, ref: transactionId,
-                         detail: "100000", productId: productId)
-            }
-            if let user = envelope.appUserId { list.add(AppleFactKind.user, subject: original, at: purchased, ref: user) }
-            if let currency { list.add(AppleFactKind.currency, subject: original, at: purchased, currency: currency) }
-        } else {
-            list.add(AppleFactKind.oneTime, subject: transactionId, at: purchased, ref: transactionId,
-                     productId: productId, currency: currency)
-            if let cancelled {
-                list.add(AppleFactKind.revocation, subject: transactionId, at: cancelled, ref: transactionId,
-                         detail: "100000", productId: productId)
-            }
-            if let user = envelope.appUserId { list.add(AppleFactKind.user, subject: transactionId, at: purchased, ref: user) }
+        let transaction = try AppleTransaction(receiptEntry: entry.value, path: entry.path, times: times)
+        transaction.facts(into: &list, envelope: envelope, keepRevocation: true)
+        if let expires = transaction.expires {
+            latestExpiry[transaction.originalTransactionId] = max(latestExpiry[transaction.originalTransactionId] ?? expires, expires)
         }
     }
 
     private func translateRenewal(_ entry: Entry, into list: inout FactList, statedAt: Millis?) throws(Rejection) {
-        let (path, info) = entry
-        guard info.object != nil else {
-            throw .invalid("\(path) is a JSON \(JSON.typeName(info)), not a pending renewal info")
-        }
-        guard let original = info["original_transaction_id"]?.nonEmptyString else {
-            throw .invalid("\(path).original_transaction_id is missing")
-        }
-        let grace = try AppleDate.time(info, "grace_period_expires_date", path: path, times: times)
-        let expiry = latestExpiry[original]
-        let noticeAt = expiry ?? statedAt ?? list.latestInstant
-        guard let noticeAt else { return }
-        if let on = info["auto_renew_status"]?.bool, let at = statedAt ?? list.latestInstant {
-            list.add(AppleFactKind.renewalStatus, subject: original, at: at,
-                     productId: info["auto_renew_product_id"]?.nonEmptyString, flags: on ? .on : [])
-        }
-        let intent = info["expiration_intent"]?.nonEmptyString
-        if info["is_in_billing_retry_period"]?.bool == true || grace != nil {
-            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: "is_in_billing_retry_period",
-                     end: grace)
-        } else if intent == "2" {
-            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: "expiration_intent")
-        }
-        if let intent, intent != "2" {
-            list.add(AppleFactKind.expiry, subject: original, at: noticeAt, detail: ExpirationReason.fromIntent(intent),
-                     end: expiry)
-        }
+        let info = try AppleRenewalInfo(pendingRenewal: entry.value, path: entry.path, times: times)
+        info.facts(into: &list, expiry: latestExpiry[info.originalTransactionId], statedAt: statedAt)
     }
 }
 

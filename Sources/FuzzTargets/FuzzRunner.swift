@@ -153,7 +153,7 @@ public struct FuzzRunner: Sendable {
             let input = directory + "/fuzz.ndjson"
             try Data(bytes).write(to: URL(fileURLWithPath: input))
             let location = LedgerLocation(directory + "/ledger.sqlite", environment: [:])
-            let translator = RecordTranslator.stores(apple: apple, google: google)
+            let translator = RecordTranslator(stores: [apple, google])
             let ingest = IngestJob(ledger: location, parser: RecordParser(times: Self.times), translator: translator)
             let read = try ingest.run(inputs: [input]).statistics.read
             let zone = TimeZone(identifier: bytes.count % 2 == 0 ? "UTC" : "Asia/Tokyo") ?? .gmt

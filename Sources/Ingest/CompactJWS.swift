@@ -1,10 +1,10 @@
 /// A JWS in compact serialisation (`base64url(header).base64url(payload).base64url(signature)`), split and
-/// decoded but **not verified**: `AppStore` verifies before any fact is taken from it. Ingest decodes only to
-/// recognise the record and to read its deduplication key.
+/// decoded but **not verified**: the store module verifies it before any fact is taken from it. Ingest decodes
+/// only to recognise the record and to read its deduplication key.
 ///
-/// The header is kept encoded and decoded on demand (``decodeHeader()``): an App Store header is mostly its
+/// The header is kept encoded and decoded on demand (``decodeHeader()``): a store's header is mostly its
 /// `x5c` certificate chain (about 4 kB), the same for millions of payloads, and only a chain the verifier has
-/// not seen yet needs reading. Nested JWS (`signedTransactionInfo`, `signedRenewalInfo`) never need it.
+/// not seen yet needs reading. Nested JWS (a signed transaction inside a signed notification) never need it.
 public struct CompactJWS: Sendable, Hashable {
     /// The compact text as received.
     public var text: String
@@ -20,7 +20,7 @@ public struct CompactJWS: Sendable, Hashable {
     /// Splits and decodes `text`; `nil` when it is not three base64url parts with a JSON payload (the header is
     /// not looked at here; ``decodeHeader()`` reads it).
     ///
-    /// Works on the string's contiguous UTF-8 bytes: every App Store record passes here two or three times
+    /// Works on the string's contiguous UTF-8 bytes: every signed record passes here two or three times
     /// (sniffing, verification, inner payloads), so a generic `split` over `String.UTF8View` was a third of
     /// ingest's CPU time.
     public init?(_ text: String) {

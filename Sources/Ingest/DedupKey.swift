@@ -2,20 +2,25 @@ import Crypto
 
 /// The key that makes the same record read from two files (or twice from one) one record.
 ///
-/// - A Pub/Sub push: `msg:<messageId>:<hex>`, the id Pub/Sub gives each message and the SHA-256 of its decoded
-///   data in canonical form. A redelivery repeats both and is one record; the same id with other data (exports
-///   of two subscriptions merged, test fixtures reusing Google's example id) is another message
-///   (`warnings.message_id_conflicts` counts them from the keys: same prefix up to the last `:`).
-/// - An App Store V2 notification: `uuid:<notificationUUID>` (Apple resends a notification with the same UUID).
+/// - A payload with a ``RecordIdentity/message(_:)`` id (a push message): `msg:<id>:<hex>`, the id and the
+///   SHA-256 of its data in canonical form. A redelivery repeats both and is one record; the same id with other
+///   data (exports of two subscriptions merged, test fixtures reusing a documentation example's id) is another
+///   message (`warnings.message_id_conflicts` counts them from the keys: same prefix up to the last `:`).
+/// - A payload with a ``RecordIdentity/unique(_:)`` id (a notification's UUID, which the store repeats when it
+///   resends it): `uuid:<id>`.
 /// - Anything else: `sha256:<hex>` of the canonical payload (members sorted, no whitespace; a JWS as its
 ///   text), a 0 byte, then the source and every envelope context field except `received_at`, each as
 ///   `name=value` and a 0 byte. So two loggings of one payload that differ only in `received_at`, member order
-///   or whitespace share a key, while two Google resources with identical bodies but different purchase tokens
+///   or whitespace share a key, while two resources with identical bodies but different purchase tokens
 ///   (or products, users, packages: context the payload lacks and the translators use) stay distinct.
 enum DedupKey {
-    static func make(source: SourceKind, payload: Payload, envelope: Envelope,
-                     messageId: String?, notificationUUID: String?) -> String {
-        if messageId == nil, source == .appleNotificationV2, let notificationUUID { return "uuid:" + notificationUUID }
+    static func make(source: SourceKind, payload: Payload, envelope: Envelope, identity: RecordIdentity?) -> String {
+        var messageId: String?
+        switch identity {
+        case .unique(let id)?: return "uuid:" + id
+        case .message(let id)?: messageId = id
+        case nil: break
+        }
         var input: [UInt8]
         switch payload {
         case .json(let value): input = JSONWriter.canonical(value)

@@ -1,8 +1,8 @@
 /// A parsed JSON value, tolerant accessors included: the stores send numbers as strings and booleans as
 /// `"true"`, `"1"` or `true`, so every accessor accepts each spelling.
 ///
-/// Numbers keep their source text (``number(_:)``): int64 values such as Google's `expiryTimeMillis` or
-/// Apple's transaction ids survive untouched, and the canonical form used for deduplication is stable.
+/// Numbers keep their source text (``number(_:)``): int64 values such as expiry times in milliseconds
+/// or transaction ids survive untouched, and the canonical form used for deduplication is stable.
 public enum JSON: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -18,7 +18,7 @@ public struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {
 /// member of every payload (`inputs.md`: "an array field sent as `{}` or `null`").
 ///
 /// Loggers and languages blur the empty containers: PHP writes an empty map as `[]` and an empty list as `{}`,
-/// some serialisers write `null` for an empty list, and older App Store payloads put a single object where later
+/// some serialisers write `null` for an empty list, and older store payloads put a single object where later
 /// ones put an array of one. So an empty container, `null` and a missing member all mean "nothing here", a
 /// single object where an array belongs is that array's one element, and only a non-empty container of the other
 /// kind or a scalar (a string, a number, a boolean) is unreadable, reported as a ``FieldError`` naming the
@@ -44,7 +44,7 @@ extension JSON {
         }
     }
 
-    /// The optional object member `key`: `nil` when missing or `null`; an empty object when `{}` or `[]` (Google's
+    /// The optional object member `key`: `nil` when missing or `null`; an empty object when `{}` or `[]` (a store's
     /// marker objects, `testPurchase: {}`, mean something by being there, and PHP logs them as `[]`).
     /// - Throws: ``FieldError`` when the member is a non-empty array, a string, a number or a boolean.
     public func container(_ key: String, path: String = "") throws(FieldError) -> JSON? {

@@ -203,7 +203,7 @@ struct JSONDocumentSplitter: StreamStage {
 
     /// The index of the first `"` or `\` in `bytes[start...]`, looking at most ``stringWindow`` bytes ahead
     /// (the index after the window when it holds neither; the callers then go on from there). With `memchr`:
-    /// App Store records are mostly one long base64 string (the JWS), which a byte loop walked at a fraction
+    /// signed records are mostly one long base64 string (the JWS), which a byte loop walked at a fraction
     /// of the speed. The window bounds the work per call, so that a long string full of escapes far from its
     /// closing quote is not searched to its end again after every escape.
     static func quoteOrBackslash(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {

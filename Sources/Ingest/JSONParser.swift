@@ -173,7 +173,7 @@ public struct JSONParser {
             let start = index
             // Fast path: no escapes. Eight bytes at a time while none of them is a quote, a backslash or a control
             // character, noting any byte above 0x7F: an all-ASCII string (nearly all of them) needs no UTF-8
-            // validation, and App Store strings (JWS) run to kilobytes.
+            // validation, and signed payloads (JWS) run to kilobytes.
             var ascii = true
             while true {
                 ascii = skipPlainWords(ascii: ascii)

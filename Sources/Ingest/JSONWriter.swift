@@ -78,8 +78,8 @@ public enum JSONWriter {
         return ranges.map(\.index)
     }
 
-    /// Writes `s` quoted and escaped. Runs of bytes that need no escape are copied whole: every Google payload is
-    /// written here for its dedup key, and a byte-at-a-time append was 4% of ingest's samples.
+    /// Writes `s` quoted and escaped. Runs of bytes that need no escape are copied whole: every payload without
+    /// a delivery id is written here for its dedup key, and a byte-at-a-time append was 4% of ingest's samples.
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s

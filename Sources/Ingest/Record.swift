@@ -33,22 +33,6 @@ public struct RawRecord: Sendable {
     }
 }
 
-/// The payload types of `inputs.md`. Raw values are the envelope's `source` strings.
-public enum SourceKind: String, Sendable, Hashable, CaseIterable, Codable {
-    case appleVerifyReceipt = "apple.verify_receipt"
-    case appleNotificationV1 = "apple.notification.v1"
-    case appleNotificationV2 = "apple.notification.v2"
-    case appleTransaction = "apple.transaction"
-    case appleRenewalInfo = "apple.renewal_info"
-    case googleRTDN = "google.rtdn"
-    case googleSubscriptionV1 = "google.subscription.v1"
-    case googleSubscriptionV2 = "google.subscription.v2"
-    case googleVoidedPurchase = "google.voided_purchase"
-    case googleProductV1 = "google.product.v1"
-
-    public var platform: Platform { rawValue.hasPrefix("apple") ? .apple : .google }
-}
-
 /// Context a backend logged around a payload (`inputs.md`, "Envelope"). Every field is optional.
 public struct Envelope: Sendable, Hashable {
     /// When the backend received the payload (ms, UTC).
@@ -61,7 +45,7 @@ public struct Envelope: Sendable, Hashable {
     public var orderId: String?
     /// ISO 4217.
     public var currency: String?
-    /// ISO 3166 alpha-3, as Apple writes it.
+    /// ISO 3166 alpha-3, as the store writes it.
     public var storefront: String?
 
     public init(receivedAt: Millis? = nil, appUserId: String? = nil, packageName: String? = nil,
@@ -85,14 +69,13 @@ public enum Payload: Sendable, Hashable {
 }
 
 /// A record the ingest understood: which payload it holds, its context, and the key that makes the same
-/// record from two files one (`inputs.md`: Pub/Sub `messageId` and data, App Store `notificationUUID`, else a
-/// digest).
+/// record from two files one (`inputs.md`: the delivery id a store gives, ``RecordIdentity``, else a digest).
 public struct ParsedRecord: Sendable {
     public var provenance: Provenance
     public var source: SourceKind
     public var envelope: Envelope
     public var payload: Payload
-    /// `msg:<messageId>:<hex SHA-256 of the canonical data>`, `uuid:<notificationUUID>` or
+    /// `msg:<message id>:<hex SHA-256 of the canonical data>`, `uuid:<unique id>` or
     /// `sha256:<hex of the canonical payload and context>` (see `DedupKey`).
     public var dedupKey: String
     /// The ``Payload/jws(_:)`` text as the parser decoded it to recognise it (not verified), so that the

@@ -5,29 +5,41 @@ import Facts
 ///
 /// A record is an **envelope** (an object with a `body` member, plus `received_at`, `source` and context) or a
 /// **raw payload**. The body may be an object, a string holding escaped JSON, or a JWS string. The payload
-/// type comes from `source` when given, else from the payload's shape (see ``PayloadSniffer``); either way the
-/// App Store `signedPayload` and the Pub/Sub push wrappers are unwrapped. Nothing here verifies signatures or
-/// interprets store fields: that is the translators' work.
+/// type comes from `source` when given, else from the payload's shape, as the stores' ``PayloadRecognizer``s
+/// tell it (the first that recognises it wins); either way the wrappers a store puts around its payloads are
+/// unwrapped. Nothing here names a store, verifies signatures or interprets store fields: that is the store
+/// modules' work.
 ///
 /// Times: the envelope's `received_at` (RFC 3339, or an epoch number: below 10^11 it is seconds, as Python's
-/// `time.time()` writes it, else milliseconds) and, without one, the Pub/Sub `publishTime` must lie in
+/// `time.time()` writes it, else milliseconds) and, without one, a push message's publish time must lie in
 /// ``times``, else the record is quarantined `implausible_timestamp`.
 public struct RecordParser: Sendable {
     /// The version of the parsing rules (envelopes, sniffing, dedup keys): raised whenever a change makes some
     /// record parse differently, so that ledgers made before it are reprocessed. 2: `received_at` in epoch
-    /// seconds, Pub/Sub keys on id and data, plausible times.
-    public static let rulesVersion: Int64 = 2
+    /// seconds, push messages keyed on id and data, plausible times. 3: the stores' shapes come from their
+    /// modules, and App Store Server API responses are recognised.
+    public static let rulesVersion: Int64 = 3
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes
+    /// The stores' payload shapes, asked in this order.
+    public let recognizers: [any PayloadRecognizer]
+    /// Every store's kinds by name: the envelope `source`s accepted.
+    private let sources: [String: SourceKind]
 
-    /// A parser checking times against `times` (see ``PlausibleTimes``); it holds no other state.
-    public init(times: PlausibleTimes) {
+    /// A parser checking times against `times` (see ``PlausibleTimes``) and recognising payloads with
+    /// `recognizers`; it holds no other state.
+    public init(times: PlausibleTimes, recognizers: [any PayloadRecognizer]) {
         self.times = times
+        self.recognizers = recognizers
+        var sources: [String: SourceKind] = [:]
+        for recognizer in recognizers {
+            for kind in recognizer.sources { sources[kind.rawValue] = kind }
+        }
+        self.sources = sources
     }
 
-    /// Parses one record: its envelope (if any), the payload kind (from `source` or sniffed by shape, see the
-    /// table above), the payload itself and its deduplication key. Anything unusable is a ``RecordRejection``
+    /// Parses one record: its envelope (if any), the payload kind (from `source` or recognised by shape), the payload itself and its deduplication key. Anything unusable is a ``RecordRejection``
     /// with the quarantine reason and a detail naming what was wrong.
     public func parse(_ raw: RawRecord) -> Result<ParsedRecord, RecordRejection> {
         do throws(RecordRejection) {
@@ -54,47 +66,67 @@ public struct RecordParser: Sendable {
         var body = value
         if let object = value.object, let envelopeBody = object["body"] {
             (envelope, inSeconds) = try Self.envelope(object)
-            declared = try Self.source(object)
+            declared = try source(object)
             body = try Self.body(envelopeBody)
         }
         if let receivedAt = envelope.receivedAt, !times.contains(receivedAt) {
             throw RecordRejection(reason: .implausibleTimestamp,
                                   detail: times.detail(field: "envelope received_at", instant: receivedAt))
         }
-        let sniffed = try Self.sniff(body, declared: declared)
+        let sniffed = try recognize(body, declared: declared)
         let source = declared ?? sniffed.source
         if envelope.receivedAt == nil, let published = sniffed.publishedAt {
             guard times.contains(published) else {
                 throw RecordRejection(reason: .implausibleTimestamp,
-                                      detail: times.detail(field: "Pub/Sub message.publishTime", instant: published))
+                                      detail: times.detail(field: "the push message's publishTime", instant: published))
             }
             envelope.receivedAt = published
         }
-        let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope,
-                                messageId: sniffed.messageId, notificationUUID: sniffed.notificationUUID)
+        let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope, identity: sniffed.identity)
         return ParsedRecord(provenance: raw.provenance, source: source, envelope: envelope, payload: sniffed.payload,
                             dedupKey: key, decodedJWS: sniffed.jws, receivedAtInSeconds: inSeconds)
     }
 
     /// The payload's kind and unwrapped form. With a declared source, a body of no known shape is passed on as
     /// it is (the envelope says what it is; the translator judges it); wrappers are unwrapped either way.
-    static func sniff(_ body: JSON, declared: SourceKind?) throws(RecordRejection) -> PayloadSniffer.Sniffed {
-        do {
-            return try PayloadSniffer().sniff(body)
-        } catch {
-            guard let declared, error.reason == .unrecognized else { throw error }
-            if case .string(let text) = body { return PayloadSniffer.Sniffed(source: declared, payload: .jws(text)) }
-            return PayloadSniffer.Sniffed(source: declared, payload: .json(body))
+    func recognize(_ body: JSON, declared: SourceKind?) throws(RecordRejection) -> RecognizedPayload {
+        for recognizer in recognizers {
+            if let recognized = try recognizer.recognize(body) { return recognized }
+        }
+        if let declared {
+            if case .string(let text) = body { return RecognizedPayload(source: declared, payload: .jws(text)) }
+            return RecognizedPayload(source: declared, payload: .json(body))
+        }
+        switch body {
+        case .object(let object):
+            throw RecordRejection(reason: .unrecognized, detail: "no known payload shape; top-level keys: \(Self.keyList(object))")
+        case .string(let text):
+            guard CompactJWS.looksLikeJWS(text) else {
+                throw RecordRejection(reason: .unrecognized, detail: "a JSON string that is not a JWS")
+            }
+            guard let payload = CompactJWS(text)?.payload.object else {
+                throw RecordRejection(reason: .unrecognized, detail: "a JWS whose payload is not base64url JSON")
+            }
+            throw RecordRejection(reason: .unrecognized, detail: "a JWS of no known payload; payload keys: \(Self.keyList(payload))")
+        default:
+            throw RecordRejection(reason: .unrecognized, detail: "a JSON \(JSON.typeName(body)), not a store payload")
         }
     }
 
-    /// The envelope's `source`, when present.
-    static func source(_ object: JSONObject) throws(RecordRejection) -> SourceKind? {
+    /// Up to 10 of `object`'s keys, for a detail.
+    static func keyList(_ object: JSONObject) -> String {
+        guard object.count > 0 else { return "(none)" }
+        let keys = object.keys.prefix(10).joined(separator: ", ")
+        return object.count > 10 ? keys + ", ..." : keys
+    }
+
+    /// The envelope's `source`, when present: one of the stores' kinds.
+    func source(_ object: JSONObject) throws(RecordRejection) -> SourceKind? {
         guard let value = object["source"], !value.isNull else { return nil }
         guard case .string(let text) = value else {
             throw RecordRejection(reason: .invalidPayload, detail: "envelope source is a JSON \(JSON.typeName(value)), not a string")
         }
-        guard let kind = SourceKind(rawValue: text) else {
+        guard let kind = sources[text] else {
             throw RecordRejection(reason: .unrecognized, detail: "unknown envelope source \"\(text)\"")
         }
         return kind

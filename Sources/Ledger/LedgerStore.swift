@@ -120,9 +120,10 @@ public protocol LedgerStore: AnyObject {
     /// A fast structural check, run before ingest and report use the ledger; throws
     /// ``LedgerError/Kind/damaged`` (with how to recover) when it fails.
     func quickCheck() throws(LedgerError)
-    /// The full check of `status --verify`: the store's own consistency and the ledger's invariants.
+    /// The full check of `status --verify`: the store's own consistency and the ledger's invariants;
+    /// `sources` are the payload kinds the stores of this build read (a record of another is a problem).
     /// - Returns: the problems found, each a sentence; empty for a sound ledger.
-    func verify() throws(LedgerError) -> [String]
+    func verify(sources: Set<SourceKind>) throws(LedgerError) -> [String]
 
     /// Hex SHA-256 of the ledger's logical content (records, facts, quarantine), without ingest times or
     /// payload bytes: two ledgers with equal digests hold the same data.

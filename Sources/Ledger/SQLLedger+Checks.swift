@@ -20,10 +20,11 @@ extension SQLLedger {
 
     /// Everything `status --verify` checks: the engine's thorough structural check, the `CHECK` constraints,
     /// the ledger's own invariants (``LedgerSchema/invariants``: each file's counts add up, records come from
-    /// files in the manifest, ...), that every label (source, outcome, reason) is one this version writes, and
+    /// files in the manifest, ...), that every label (source, outcome, reason) is one this version writes (the
+    /// sources: one of `sources`, the kinds the stores of this build read), and
     /// that every fact's key is the digest of its content, so that a changed byte in a fact shows.
     /// - Returns: the problems found, each a sentence; empty for a sound ledger.
-    public func verify() throws(LedgerError) -> [String] {
+    public func verify(sources: Set<SourceKind>) throws(LedgerError) -> [String] {
         let structural = try structuralProblems(thorough: true)
         guard structural.isEmpty else { return structural }
         var problems = try broken(LedgerSchema.constraintChecks + LedgerSchema.invariants)
@@ -31,7 +32,7 @@ extension SQLLedger {
             let source = try row.requiredText(0)
             let outcome = try row.requiredText(1)
             let reason = try row.text(2) ?? ""
-            if SourceKind(rawValue: source) == nil {
+            if SourceKind(rawValue: source).map(sources.contains) != true {
                 problems.append("records have the unknown source \"\(source)\"")
             }
             if outcome == "excluded", ExclusionReason(rawValue: reason) == nil {

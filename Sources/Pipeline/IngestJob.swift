@@ -1,29 +1,7 @@
-import AppStore
 import Facts
 import Foundation
 import Ingest
 import Ledger
-import PlayStore
-
-/// Turns one parsed record into what it states: the translate stage between the readers and the ledger.
-public struct RecordTranslator: Sendable {
-    public var translate: @Sendable (ParsedRecord) -> Translation
-
-    /// A translator from any function of a record; ``stores(apple:google:)`` is the one the CLI uses.
-    public init(translate: @escaping @Sendable (ParsedRecord) -> Translation) {
-        self.translate = translate
-    }
-
-    /// Both stores' translators, each record going to the store its source names.
-    public static func stores(apple: AppStoreTranslator, google: PlayStoreTranslator) -> RecordTranslator {
-        RecordTranslator { record in
-            switch record.source.platform {
-            case .apple: apple.translate(record)
-            case .google: google.translate(record)
-            }
-        }
-    }
-}
 
 /// `subledger ingest`: reads input files into the ledger, each record ending in exactly one place (used,
 /// duplicate, excluded or quarantined); see ``RecordPipeline`` for the stages.

@@ -14,7 +14,7 @@ import Ingest
 /// `.quarantined(.implausibleTimestamp)`, each with the field named. Where a payload has several units (line
 /// items, voided purchases of a list), an unusable unit is quarantined as a part and the others are used.
 /// Never traps on input.
-public struct PlayStoreTranslator: Sendable {
+public struct PlayStoreTranslator: StoreTranslator {
     /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
     /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
     public static let rulesVersion: Int64 = 2
@@ -30,6 +30,8 @@ public struct PlayStoreTranslator: Sendable {
         self.packageNames = packageNames
         self.times = times
     }
+
+    public var platform: Platform { .google }
 
     /// The facts `record` states; `record.source` is one of the `google.*` kinds.
     public func translate(_ record: ParsedRecord) -> Translation {

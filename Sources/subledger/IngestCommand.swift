@@ -45,7 +45,7 @@ struct VerificationOptions: ParsableArguments {
             throw CommandFailure.usage("--apple-root-ca \(files[index]): not a valid X.509 certificate (DER, or PEM blocks of one)",
                                        detail: reason)
         }
-        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: Set(packageNames), times: times))
+        return RecordTranslator(stores: [apple, PlayStoreTranslator(packageNames: Set(packageNames), times: times)])
     }
 
     /// The DER certificates in a root file: the bytes themselves, or every PEM `CERTIFICATE` block.

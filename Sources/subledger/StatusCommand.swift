@@ -3,6 +3,7 @@ import Facts
 import Foundation
 import Ingest
 import Ledger
+import Pipeline
 import Reporting
 
 struct StatusCommand: LoggingCommand {
@@ -94,7 +95,7 @@ struct StatusCommand: LoggingCommand {
     static func verify(_ store: any LedgerStore) throws {
         let problems: [String]
         do {
-            problems = try store.verify()
+            problems = try store.verify(sources: Set(StoreCatalog.recognizers.flatMap(\.sources)))
         } catch {
             throw CommandFailure.ledger(error)
         }

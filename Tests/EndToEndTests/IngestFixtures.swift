@@ -16,7 +16,7 @@ enum IngestFixtures {
     /// The translator the CLI builds: both real store translators, dispatching on the platform.
     static func translator() throws -> RecordTranslator {
         let apple = try AppStoreTranslator(trustedRoots: AppStoreTranslator.appleRootCAG3, bundleIds: [], times: times)
-        return .stores(apple: apple, google: PlayStoreTranslator(packageNames: ["com.example.app"], times: times))
+        return RecordTranslator(stores: [apple, PlayStoreTranslator(packageNames: ["com.example.app"], times: times)])
     }
 
     /// `purchases.subscriptions.get` (v1) for token `n`, renewal `renewal`, logged with its context.

@@ -87,6 +87,19 @@ import Testing
         #expect(unquoted.dedupKey == transactionRecord.dedupKey)
     }
 
+    @Test func appStoreServerAPIResponsesAreRecognisedByTheirKeys() throws {
+        let transaction = StorePayloads.jws(StorePayloads.transactionInfo)
+        let history = #"{"revision":"1709294405000_2000000512345678","bundleId":"com.example.app","appAppleId":1234567890,"environment":"Production","hasMore":true,"signedTransactions":["\#(transaction)"]}"#
+        #expect(try parsed(history).source == .appleTransactionHistory)
+        let renewal = StorePayloads.jws(StorePayloads.renewalInfo)
+        let statuses = #"{"environment":"Production","bundleId":"com.example.app","appAppleId":1234567890,"data":[{"subscriptionGroupIdentifier":"21345678","lastTransactions":[{"originalTransactionId":"2000000500000000","status":1,"signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}]}]}"#
+        #expect(try parsed(statuses).source == .appleSubscriptionStatuses)
+        let noGroups = #"{"environment":"Production","bundleId":"com.example.app","appAppleId":1234567890,"data":[]}"#
+        #expect(try parsed(noGroups).source == .appleSubscriptionStatuses)
+        let declared = #"{"source":"apple.transaction_history","received_at":"2024-03-01T12:00:00Z","body":\#(history)}"#
+        #expect(try parsed(declared).source == .appleTransactionHistory)
+    }
+
     @Test func pubSubPushIsDecodedToTheRTDN() throws {
         let record = try parsed(StorePayloads.pubSubPush)
         #expect(record.source == .googleRTDN)

@@ -1,4 +1,6 @@
+import AppStore
 import Facts
+import PlayStore
 import Foundation
 import SystemZlib
 import Testing
@@ -307,4 +309,12 @@ func finishes<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable (
 /// Where a thread leaves its result; read only after the thread signalled.
 final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, any Error>?
+}
+
+extension RecordParser {
+    /// A parser of both stores' records, as the pipeline builds it (`StoreCatalog`): Ingest knows no store, so
+    /// its tests bring the stores' recognizers.
+    init(times: PlausibleTimes) {
+        self.init(times: times, recognizers: [AppStorePayloads(), PlayStorePayloads()])
+    }
 }

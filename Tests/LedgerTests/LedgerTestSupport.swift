@@ -1,6 +1,8 @@
+import AppStore
 import Facts
 import Foundation
 import Ingest
+import PlayStore
 @testable import Ledger
 
 /// A fresh directory per test, removed when the value is released.

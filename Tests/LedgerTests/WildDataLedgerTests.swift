@@ -1,6 +1,8 @@
+import AppStore
 import Facts
 import Foundation
 import Ingest
+import PlayStore
 import Testing
 @testable import Ledger
 

@@ -1,0 +1,120 @@
+import Facts
+import Ingest
+
+/// App Store Server API responses, as backends archive them now that `verifyReceipt` is deprecated: Get
+/// Transaction History (`HistoryResponse`) and Get All Subscription Statuses (`StatusResponse`).
+///
+/// Neither response is signed as a whole: every JWS in it is verified on its own, like a bare signed
+/// transaction, and is a unit of the record (one that fails is quarantined as a part, named by its path, and
+/// the others are used). Their transactions and renewal infos give exactly the facts the same JWS give inside a
+/// V2 notification; the statement time of each is its own `signedDate` (when Apple produced the response).
+/// A `status` of a status item (1 active … 5 revoked) adds nothing: the renewal info beside it says why.
+/// `revision` and `hasMore` page the history; each page is a record, and a transaction on two pages is one
+/// fact. `environment` Sandbox / Xcode / LocalTesting excludes the response (`sandbox`).
+extension AppStoreTranslator {
+    /// A `HistoryResponse`: `signedTransactions[]`, `revision`, `hasMore`, `bundleId`, `appAppleId`, `environment`.
+    func transactionHistory(_ body: JSON, envelope: Envelope) throws(Rejection) -> Translation {
+        guard body.object != nil else { throw .invalid("transaction history response is not an object") }
+        try checkResponse(body)
+        var list = FactList()
+        var latest: Millis?
+        var family = FamilySharing()
+        for (path, value) in try list.elements(body, "signedTransactions") {
+            let shared = try list.part(path, value) { list throws(Rejection) -> Bool? in
+                let (transaction, signedDate) = try signed(value, path: path, envelope: envelope)
+                try checkBundle(transaction["bundleId"])
+                if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return true }
+                _ = try translateTransaction(transaction, path: path, envelope: envelope, into: &list, keepRevocation: true)
+                latest = max(latest ?? signedDate, signedDate)
+                return false
+            }
+            family.count(shared)
+        }
+        try family.check()
+        return list.translation(observedAt: latest ?? envelope.receivedAt ?? 0)
+    }
+
+    /// A `StatusResponse`: `data[]` of `SubscriptionGroupIdentifierItem` (`subscriptionGroupIdentifier`,
+    /// `lastTransactions[]` of `LastTransactionsItem`: `originalTransactionId`, `status`, `signedTransactionInfo`,
+    /// `signedRenewalInfo`), `bundleId`, `appAppleId`, `environment`.
+    ///
+    /// A status item is a transaction and its renewal info, read as a V2 notification reads its `data`: the
+    /// renewal info's billing and expiry facts are dated at the transaction's expiry.
+    func subscriptionStatuses(_ body: JSON, envelope: Envelope) throws(Rejection) -> Translation {
+        guard body.object != nil else { throw .invalid("subscription statuses response is not an object") }
+        try checkResponse(body)
+        var list = FactList()
+        var latest: Millis?
+        var family = FamilySharing()
+        for (groupPath, group) in try list.elements(body, "data") {
+            for (path, item) in try list.elements(group, "lastTransactions", path: groupPath) {
+                let transactionPath = path + ".signedTransactionInfo", renewalPath = path + ".signedRenewalInfo"
+                var expiry: Millis?
+                if let value = item["signedTransactionInfo"], !value.isNull {
+                    let shared = try list.part(transactionPath, value) { list throws(Rejection) -> Bool? in
+                        let (transaction, signedDate) = try signed(value, path: transactionPath, envelope: envelope)
+                        try checkBundle(transaction["bundleId"])
+                        if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return true }
+                        expiry = try translateTransaction(transaction, path: transactionPath, envelope: envelope,
+                                                          into: &list, keepRevocation: true).expires
+                        latest = max(latest ?? signedDate, signedDate)
+                        return false
+                    }
+                    family.count(shared)
+                    if shared == true { continue }
+                }
+                if let value = item["signedRenewalInfo"], !value.isNull {
+                    _ = try list.part(renewalPath, value) { list throws(Rejection) -> Bool? in
+                        let (renewal, signedDate) = try signed(value, path: renewalPath, envelope: envelope)
+                        try translateRenewal(renewal, path: renewalPath, expiry: expiry, statedAt: signedDate, into: &list)
+                        latest = max(latest ?? signedDate, signedDate)
+                        return true
+                    }
+                }
+            }
+        }
+        try family.check()
+        return list.translation(observedAt: latest ?? envelope.receivedAt ?? 0)
+    }
+
+    /// The response's own `bundleId` (checked when the response names one; every JWS names its own too) and
+    /// `environment`.
+    private func checkResponse(_ body: JSON) throws(Rejection) {
+        if let bundle = body["bundleId"], !bundle.isNull { try checkBundle(bundle) }
+        try checkEnvironment(body["environment"])
+    }
+
+    /// The verified payload of the JWS `value` at `path`, and its `signedDate`; its environment checked, and its
+    /// `bundleId` when it has one (a transaction must: its caller checks that; a renewal info may not).
+    private func signed(_ value: JSON, path: String, envelope: Envelope) throws(Rejection) -> (JSON, Millis) {
+        guard case .string(let text) = value, !text.isEmpty else {
+            throw .invalid("\(path) is a JSON \(JSON.typeName(value)), not a JWS")
+        }
+        let payload = try verified(text, envelope: envelope, decoded: nil)
+        if let bundle = payload["bundleId"] { try checkBundle(bundle) }
+        try checkEnvironment(payload["environment"])
+        guard let signedDate = try millis(payload, "signedDate", path: path) else {
+            throw .invalid("\(path) has no numeric signedDate")
+        }
+        return (payload, signedDate)
+    }
+}
+
+/// Counts a record's transactions that are family-shared: a record of nothing else is excluded
+/// (`family_shared`), as a receipt of only family-shared entries is.
+struct FamilySharing {
+    private var read = 0
+    private var shared = 0
+
+    /// Notes one unit: `true` family-shared, `false` purchased, `nil` set aside as unreadable.
+    mutating func count(_ isShared: Bool?) {
+        guard let isShared else { return }
+        read += 1
+        if isShared { shared += 1 }
+    }
+
+    /// - Throws: ``Rejection/excluded(_:)`` (`familyShared`) when every readable unit was family-shared.
+    func check() throws(Rejection) {
+        if shared > 0, shared == read { throw .excluded(.familyShared) }
+    }
+}

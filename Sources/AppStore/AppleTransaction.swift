@@ -1,0 +1,212 @@
+import Facts
+import Ingest
+
+/// One App Store transaction, whichever payload carried it: a receipt entry of a `verifyReceipt` response or a
+/// V1 notification (`receipt.in_app[]`, `latest_receipt_info[]`: snake_case, numbers and booleans as strings,
+/// dates as `*_ms` or `*_date`), or a signed transaction (`JWSTransactionDecodedPayload` of a V2 notification, a
+/// bare JWS or an App Store Server API response: camelCase, epoch-ms numbers). Each spelling is read once into
+/// this value; the facts are written by one function, ``facts(into:envelope:keepRevocation:)``, for every payload.
+struct AppleTransaction {
+    var transactionId: String
+    var originalTransactionId: String
+    var productId: String
+    /// Purchase (or renewal) time, ms UTC.
+    var purchased: Millis
+    /// The period's end, ms UTC; `nil` for a consumable or non-consumable, which has none (receipts mix them
+    /// into the same arrays as subscriptions).
+    var expires: Millis?
+    /// Refund or revocation time (`cancellation_date` / `revocationDate`), ms UTC.
+    var revoked: Millis?
+    /// Share refunded, in thousandths of a percent (`revocationPercentage`; receipts: the whole, 100000).
+    var revocationPercentage: Int64 = 100_000
+    /// Ended by an upgrade: its cancellation is not a refund (`is_upgraded` / `isUpgraded`).
+    var upgraded = false
+    var trial = false
+    var introductory = false
+    var webOrderLineItemId: String?
+    /// Price in micro-units of ``currency`` (signed payloads: `price` milliunits × 1000); receipts carry none.
+    var priceMicros: Int64?
+    /// ISO 4217, as the payload states it; receipts carry none.
+    var currency: String?
+    /// `appAccountToken` of a signed payload.
+    var appAccountToken: String?
+
+    /// The subject of its facts: the subscription (`original_transaction_id`), or a one-time purchase itself.
+    var subject: String { expires == nil ? transactionId : originalTransactionId }
+
+    /// A receipt entry at `path` (`latest_receipt_info[3]`).
+    init(receiptEntry value: JSON, path: String, times: PlausibleTimes) throws(Rejection) {
+        guard value.object != nil else {
+            throw .invalid("\(path) is a JSON \(JSON.typeName(value)), not a receipt entry")
+        }
+        guard let transactionId = value["transaction_id"]?.nonEmptyString else {
+            throw .invalid("\(path).transaction_id is missing")
+        }
+        guard let productId = value["product_id"]?.nonEmptyString else {
+            throw .invalid("\(path).product_id of transaction \(transactionId) is missing")
+        }
+        guard let purchased = try AppleDate.time(value, "purchase_date", path: path, times: times) else {
+            throw .invalid("\(path).purchase_date of transaction \(transactionId) is missing or unreadable")
+        }
+        self.transactionId = transactionId
+        self.originalTransactionId = value["original_transaction_id"]?.nonEmptyString ?? transactionId
+        self.productId = productId
+        self.purchased = purchased
+        if AppleDate.has(value, "expires_date") {
+            guard let expires = try AppleDate.time(value, "expires_date", path: path, times: times) else {
+                throw .invalid("\(path).expires_date of transaction \(transactionId) is unreadable")
+            }
+            self.expires = expires
+        }
+        revoked = try AppleDate.time(value, "cancellation_date", path: path, times: times)
+        upgraded = value["is_upgraded"]?.bool == true
+        trial = value["is_trial_period"]?.bool == true
+        introductory = !trial && value["is_in_intro_offer_period"]?.bool == true
+        webOrderLineItemId = value["web_order_line_item_id"]?.nonEmptyString
+    }
+
+    /// A signed transaction's payload at `path` (`data.signedTransactionInfo`, `signedTransactions[2]`; `""` for
+    /// a bare one).
+    init(signed t: JSON, path: String, times: PlausibleTimes) throws(Rejection) {
+        guard let transactionId = t["transactionId"]?.nonEmptyString else { throw .invalid("transaction without transactionId") }
+        guard let productId = t["productId"]?.nonEmptyString else {
+            throw .invalid("transaction \(transactionId) without productId")
+        }
+        guard let purchased = try AppleDate.signedTime(t, "purchaseDate", path: path, times: times) else {
+            throw .invalid("transaction \(transactionId) without numeric purchaseDate")
+        }
+        self.transactionId = transactionId
+        self.originalTransactionId = t["originalTransactionId"]?.nonEmptyString ?? transactionId
+        self.productId = productId
+        self.purchased = purchased
+        if let milliunits = t["price"]?.int64 {
+            let (micros, overflow) = milliunits.multipliedReportingOverflow(by: 1000)
+            guard !overflow else { throw .invalid("transaction \(transactionId) has an out-of-range price") }
+            priceMicros = micros
+        }
+        if let expiresValue = t["expiresDate"], !expiresValue.isNull {
+            guard let expires = try AppleDate.signedTime(t, "expiresDate", path: path, times: times) else {
+                throw .invalid("transaction \(transactionId) has a non-numeric expiresDate")
+            }
+            self.expires = expires
+        }
+        currency = t["currency"]?.nonEmptyString
+        revoked = try AppleDate.signedTime(t, "revocationDate", path: path, times: times)
+        revocationPercentage = t["revocationPercentage"]?.int64 ?? 100_000
+        upgraded = t["isUpgraded"]?.bool == true
+        trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
+        introductory = !trial && t["offerType"]?.int64 == 1
+        webOrderLineItemId = t["webOrderLineItemId"]?.nonEmptyString
+        appAccountToken = t["appAccountToken"]?.nonEmptyString
+    }
+
+    /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its
+    /// `revocation` unless it ended by an upgrade (or `keepRevocation` is false: a REFUND_REVERSED notification
+    /// restates the transaction to undo it), the `user` (its `appAccountToken`, else the envelope's
+    /// `app_user_id`) and the envelope's `currency`. The payload's currency wins over the envelope's for prices.
+    func facts(into list: inout FactList, envelope: Envelope, keepRevocation: Bool) {
+        let user = appAccountToken ?? envelope.appUserId
+        let currency = self.currency ?? envelope.currency
+        let percentage = String(revocationPercentage)
+        guard let expires else {
+            list.add(AppleFactKind.oneTime, subject: transactionId, at: purchased, ref: transactionId, productId: productId,
+                     amountMicros: priceMicros, currency: currency)
+            if let revoked, keepRevocation {
+                list.add(AppleFactKind.revocation, subject: transactionId, at: revoked, ref: transactionId,
+                         detail: percentage, productId: productId)
+            }
+            if let user { list.add(AppleFactKind.user, subject: transactionId, at: purchased, ref: user) }
+            return
+        }
+        var flags: Fact.Flags = []
+        if trial { flags.insert(.trial) } else if introductory { flags.insert(.introductory) }
+        var end = expires
+        if upgraded {
+            flags.insert(.upgraded)
+            if let revoked { end = min(expires, revoked) }
+        }
+        list.add(AppleFactKind.period, subject: originalTransactionId, at: purchased, ref: transactionId,
+                 detail: webOrderLineItemId, productId: productId, end: end, amountMicros: priceMicros,
+                 currency: currency, flags: flags)
+        if let revoked, !upgraded, keepRevocation {
+            list.add(AppleFactKind.revocation, subject: originalTransactionId, at: revoked, ref: transactionId,
+                     detail: percentage, productId: productId)
+        }
+        if let user { list.add(AppleFactKind.user, subject: originalTransactionId, at: purchased, ref: user) }
+        if let context = envelope.currency {
+            list.add(AppleFactKind.currency, subject: originalTransactionId, at: purchased, currency: context)
+        }
+    }
+}
+
+/// One subscription's renewal state, whichever payload carried it: a receipt's `pending_renewal_info[]` entry
+/// (legacy spellings) or a signed renewal info (`JWSRenewalInfoDecodedPayload`). Read once into this value, its
+/// facts are written by ``facts(into:expiry:statedAt:)`` for every payload.
+struct AppleRenewalInfo {
+    var originalTransactionId: String
+    /// Auto-renew on (`auto_renew_status` "1" / `autoRenewStatus` 1); `nil` when not stated.
+    var autoRenewOn: Bool?
+    var autoRenewProductId: String?
+    var inBillingRetry = false
+    /// End of the grace period, ms UTC.
+    var graceEnd: Millis?
+    /// `expiration_intent` / `expirationIntent` as sent (1 voluntary, 2 billing, …; unknown values kept).
+    var expirationIntent: String?
+    /// The field names of this spelling, for the `detail` of a billing issue (what said so).
+    var retryField = "isInBillingRetryPeriod"
+    var intentField = "expirationIntent"
+
+    /// A `pending_renewal_info` entry at `path`.
+    init(pendingRenewal info: JSON, path: String, times: PlausibleTimes) throws(Rejection) {
+        guard info.object != nil else {
+            throw .invalid("\(path) is a JSON \(JSON.typeName(info)), not a pending renewal info")
+        }
+        guard let original = info["original_transaction_id"]?.nonEmptyString else {
+            throw .invalid("\(path).original_transaction_id is missing")
+        }
+        originalTransactionId = original
+        graceEnd = try AppleDate.time(info, "grace_period_expires_date", path: path, times: times)
+        autoRenewOn = info["auto_renew_status"]?.bool
+        autoRenewProductId = info["auto_renew_product_id"]?.nonEmptyString
+        inBillingRetry = info["is_in_billing_retry_period"]?.bool == true
+        expirationIntent = info["expiration_intent"]?.nonEmptyString
+        retryField = "is_in_billing_retry_period"
+        intentField = "expiration_intent"
+    }
+
+    /// A signed renewal info's payload at `path`.
+    init(signed r: JSON, path: String, times: PlausibleTimes) throws(Rejection) {
+        guard let original = r["originalTransactionId"]?.nonEmptyString else {
+            throw .invalid("renewal info without originalTransactionId")
+        }
+        originalTransactionId = original
+        graceEnd = try AppleDate.signedTime(r, "gracePeriodExpiresDate", path: path, times: times)
+        autoRenewOn = r["autoRenewStatus"]?.int64.map { $0 == 1 }
+        autoRenewProductId = r["autoRenewProductId"]?.nonEmptyString
+        inBillingRetry = r["isInBillingRetryPeriod"]?.bool == true
+        expirationIntent = r["expirationIntent"]?.nonEmptyString
+    }
+
+    /// Adds the auto-renew state (at `statedAt`, the statement time; else the latest instant of the record),
+    /// a billing issue (in retry or grace, or expired for billing) and an expiry for any other intent, both at
+    /// `expiry` (the expiry of the latest period the record shows) when known, else at the statement time.
+    /// Nothing when the record gives no time at all.
+    func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?) {
+        guard let stated = statedAt ?? list.latestInstant else { return }
+        if let on = autoRenewOn {
+            list.add(AppleFactKind.renewalStatus, subject: originalTransactionId, at: stated,
+                     productId: autoRenewProductId, flags: on ? .on : [])
+        }
+        let noticeAt = expiry ?? stated
+        if inBillingRetry || graceEnd != nil {
+            list.add(AppleFactKind.billingIssue, subject: originalTransactionId, at: noticeAt, detail: retryField,
+                     end: graceEnd)
+        } else if expirationIntent == "2" {
+            list.add(AppleFactKind.billingIssue, subject: originalTransactionId, at: noticeAt, detail: intentField)
+        }
+        if let intent = expirationIntent, intent != "2" {
+            list.add(AppleFactKind.expiry, subject: originalTransactionId, at: noticeAt,
+                     detail: ExpirationReason.fromIntent(intent), end: expiry)
+        }
+    }
+}

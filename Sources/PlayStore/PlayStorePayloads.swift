@@ -1,0 +1,95 @@
+import Facts
+import Ingest
+
+extension SourceKind {
+    /// A real-time developer notification (decoded, or the Pub/Sub push around it).
+    public static let googleRTDN = SourceKind(.google, "rtdn")
+    /// A `purchases.subscriptions.get` resource (`SubscriptionPurchase`).
+    public static let googleSubscriptionV1 = SourceKind(.google, "subscription.v1")
+    /// A `purchases.subscriptionsv2.get` resource (`SubscriptionPurchaseV2`).
+    public static let googleSubscriptionV2 = SourceKind(.google, "subscription.v2")
+    /// A `purchases.voidedpurchases.list` item (`VoidedPurchase`).
+    public static let googleVoidedPurchase = SourceKind(.google, "voided_purchase")
+    /// A `purchases.products.get` resource (`ProductPurchase`).
+    public static let googleProductV1 = SourceKind(.google, "product.v1")
+}
+
+/// Google Play's payload shapes (`inputs.md`), for records whose envelope names no `source`; member names
+/// exactly as Google sends them, first match wins:
+///
+/// | shape | kind |
+/// |---|---|
+/// | `message.data` + `subscription` (Pub/Sub push) | `google.rtdn`; payload = the base64-decoded RTDN object, identity its `messageId` |
+/// | `packageName` + one of `subscriptionNotification`, `oneTimeProductNotification`, `voidedPurchaseNotification`, `testNotification` | `google.rtdn` (already decoded) |
+/// | `kind` = `androidpublisher#subscriptionPurchase` | `google.subscription.v1` |
+/// | `kind` = `androidpublisher#subscriptionPurchaseV2` | `google.subscription.v2` |
+/// | `kind` = `androidpublisher#productPurchase` | `google.product.v1` |
+/// | `kind` = `androidpublisher#voidedPurchase`, or `voidedTimeMillis` + `purchaseToken` | `google.voided_purchase` |
+/// | `expiryTimeMillis` + `startTimeMillis` (v1 subscription without `kind`) | `google.subscription.v1` |
+/// | `subscriptionState` + `lineItems` (v2 without `kind`) | `google.subscription.v2` |
+/// | `purchaseTimeMillis` + `purchaseState` (product purchase without `kind`) | `google.product.v1` |
+///
+/// A Pub/Sub redelivery repeats the `messageId` and the data (``RecordIdentity/message(_:)``); its
+/// `publishTime` dates a push whose envelope has no `received_at`.
+public struct PlayStorePayloads: PayloadRecognizer {
+    public init() {}
+
+    public var sources: [SourceKind] {
+        [.googleRTDN, .googleSubscriptionV1, .googleSubscriptionV2, .googleVoidedPurchase, .googleProductV1]
+    }
+
+    static let rtdnMembers = ["subscriptionNotification", "oneTimeProductNotification", "voidedPurchaseNotification",
+                              "testNotification"]
+
+    public func recognize(_ value: JSON) throws(RecordRejection) -> RecognizedPayload? {
+        guard case .object(let object) = value else { return nil }
+        let json = Payload.json(value)
+        if let message = object["message"], message["data"] != nil, object["subscription"] != nil {
+            return try unwrapPush(message)
+        }
+        if object["packageName"] != nil, Self.rtdnMembers.contains(where: { object[$0] != nil }) {
+            return RecognizedPayload(source: .googleRTDN, payload: json)
+        }
+        switch object["kind"]?.string {
+        case "androidpublisher#subscriptionPurchase": return RecognizedPayload(source: .googleSubscriptionV1, payload: json)
+        case "androidpublisher#subscriptionPurchaseV2": return RecognizedPayload(source: .googleSubscriptionV2, payload: json)
+        case "androidpublisher#productPurchase": return RecognizedPayload(source: .googleProductV1, payload: json)
+        case "androidpublisher#voidedPurchase": return RecognizedPayload(source: .googleVoidedPurchase, payload: json)
+        default: break
+        }
+        if object["voidedTimeMillis"] != nil, object["purchaseToken"] != nil {
+            return RecognizedPayload(source: .googleVoidedPurchase, payload: json)
+        }
+        if object["expiryTimeMillis"] != nil, object["startTimeMillis"] != nil {
+            return RecognizedPayload(source: .googleSubscriptionV1, payload: json)
+        }
+        if object["subscriptionState"] != nil, object["lineItems"] != nil {
+            return RecognizedPayload(source: .googleSubscriptionV2, payload: json)
+        }
+        if object["purchaseTimeMillis"] != nil, object["purchaseState"] != nil {
+            return RecognizedPayload(source: .googleProductV1, payload: json)
+        }
+        return nil
+    }
+
+    /// A Pub/Sub push (`{"message": {"data": base64, "messageId", "publishTime", ...}, "subscription"}`): the RTDN
+    /// is the base64 `data`.
+    private func unwrapPush(_ message: JSON) throws(RecordRejection) -> RecognizedPayload {
+        guard let data = message["data"]?.string, let decoded = Base64URL.decode(data) else {
+            throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data is not base64")
+        }
+        let rtdn: JSON
+        do {
+            rtdn = try JSONParser.parse(decoded)
+        } catch {
+            throw RecordRejection(reason: error.quarantineReason, detail: "Pub/Sub message.data: \(error.description)")
+        }
+        guard rtdn.object != nil else {
+            throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data holds a JSON \(JSON.typeName(rtdn)), not an RTDN object")
+        }
+        let messageId = (message["messageId"] ?? message["message_id"])?.nonEmptyString
+        let publishTime = (message["publishTime"] ?? message["publish_time"])?.string.flatMap(RFC3339.millis)
+        return RecognizedPayload(source: .googleRTDN, payload: .json(rtdn), identity: messageId.map(RecordIdentity.message),
+                                 publishedAt: publishTime)
+    }
+}
