@@ -47,8 +47,8 @@ extension AppStoreTranslator {
                 let facts = try translateTransaction(transaction, path: transactionPath, envelope: envelope, into: &list,
                                                      keepRevocation: type != "REFUND_REVERSED")
                 if type == "REFUND_REVERSED" {
-                    list.add(AppleFactKind.refundReversed, subject: facts.subject, at: signedDate, ref: facts.transactionId,
-                             productId: facts.productId)
+                    list.add(.refundReversed(AppleFact.RefundReversal(subject: facts.subject, transactionId: facts.transactionId,
+                                                                      at: signedDate, productId: facts.productId)))
                 }
                 return facts
             }
@@ -80,17 +80,17 @@ extension AppStoreTranslator {
             let grace = try renewal.flatMap { r throws(Rejection) in
                 try millis(r, "gracePeriodExpiresDate", path: "data.signedRenewalInfo")
             }
-            list.add(AppleFactKind.billingIssue, subject: original, at: noticeAt, detail: type, end: grace)
+            list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: noticeAt, graceEnd: grace, statedBy: type)))
         case "EXPIRED":
-            let reason = ExpirationReason.fromSubtype(subtype)
+            let reason = ExpirationReason(subtype: subtype)
             // The end of billing retry is the notice itself; other expiries happen at the period end.
-            let at = reason == ExpirationReason.billing ? signedDate : noticeAt
-            list.add(AppleFactKind.expiry, subject: original, at: at, detail: reason, end: expiry)
+            let at = reason == .billing ? signedDate : noticeAt
+            list.add(.expiry(AppleFact.Expiry(subject: original, at: at, reason: reason, periodEnd: expiry)))
         case "DID_CHANGE_RENEWAL_STATUS":
             if subtype == "AUTO_RENEW_ENABLED" || subtype == "AUTO_RENEW_DISABLED" {
-                list.add(AppleFactKind.renewalStatus, subject: original, at: signedDate,
-                         productId: renewal?["autoRenewProductId"]?.nonEmptyString,
-                         flags: subtype == "AUTO_RENEW_ENABLED" ? .on : [])
+                list.add(.renewalStatus(AppleFact.RenewalStatus(subject: original, at: signedDate,
+                                                                autoRenew: subtype == "AUTO_RENEW_ENABLED",
+                                                                productId: renewal?["autoRenewProductId"]?.nonEmptyString)))
             }
         default:
             // SUBSCRIBED, DID_RENEW (BILLING_RECOVERY included: the new period starts at T),

@@ -23,10 +23,11 @@ public struct AppStoreTranslator: StoreTranslator {
     /// Apple Root CA - G3 as DER, the root production App Store signatures chain to.
     public static let appleRootCAG3: [[UInt8]] = [Base64URL.decode(appleRootCAG3Base64) ?? []]
 
-    /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
-    /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
-    /// 3: App Store Server API responses (transaction history, subscription statuses).
-    public static let rulesVersion: Int64 = 3
+    /// The version of this translator's rules and of the rows its facts are stored as: the translation's own
+    /// version (raised whenever a change makes some payload yield other facts or another outcome; 3: App Store
+    /// Server API responses) plus ``AppleFactCodec/version``, so that ledgers translated before either changed
+    /// are reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 3 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -152,8 +153,8 @@ public struct AppStoreTranslator: StoreTranslator {
                 guard let at = changed ?? list.latestInstant else {
                     throw .invalid("DID_CHANGE_RENEWAL_STATUS without a change date")
                 }
-                list.add(AppleFactKind.renewalStatus, subject: original, at: at,
-                         productId: body["auto_renew_product_id"]?.nonEmptyString, flags: on ? .on : [])
+                list.add(.renewalStatus(AppleFact.RenewalStatus(subject: original, at: at, autoRenew: on,
+                                                                productId: body["auto_renew_product_id"]?.nonEmptyString)))
                 return true
             }
         case "DID_FAIL_TO_RENEW":
@@ -167,7 +168,7 @@ public struct AppStoreTranslator: StoreTranslator {
                 guard let at = legacy.latestExpiry[original] ?? envelope.receivedAt ?? list.latestInstant else {
                     throw .invalid("DID_FAIL_TO_RENEW without any date")
                 }
-                list.add(AppleFactKind.billingIssue, subject: original, at: at, detail: type, end: grace)
+                list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: at, graceEnd: grace, statedBy: type)))
                 return true
             }
         default:

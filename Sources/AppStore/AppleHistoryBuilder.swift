@@ -1,6 +1,7 @@
 import Facts
 
-/// Rebuilds one Apple subscription (one `original_transaction_id`) from its facts (``AppleFactKind``).
+/// Rebuilds one Apple subscription (one `original_transaction_id`) from its facts: the ledger's rows, read back
+/// as ``AppleFact``s by ``AppleFactCodec`` (rows it cannot read are skipped).
 ///
 /// A pure function of the fact *set*: the facts are sorted on every column first, so neither the order the
 /// ledger returns them in nor the order records arrived in can change the result. When statements disagree,
@@ -28,8 +29,9 @@ public struct AppleHistoryBuilder: Sendable {
 
     /// The history of the subscription `id` (its `original_transaction_id`) from all its facts, in any order:
     /// the facts are sorted first, so the result is a pure function of the set (see docs/DESIGN.md, "Apple").
-    public func history(id: String, facts: [Fact]) -> SubscriptionHistory {
-        let facts = facts.filter { $0.platform == .apple }.sorted(by: Self.precedes)
+    public func history(id: String, facts rows: [Fact]) -> SubscriptionHistory {
+        let rows = rows.filter { $0.platform == .apple }.sorted(by: Self.precedes)
+        let facts = rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } }
         let cancellations = Self.cancellations(facts)
         var periods = mergedPeriods(facts)
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
@@ -58,9 +60,15 @@ public struct AppleHistoryBuilder: Sendable {
         }
 
         let purchases = self.purchases(facts, cancellations: cancellations)
-        let currencies = Set(facts.compactMap(\.currency)).sorted()
+        let currencies = Set(rows.compactMap(\.currency)).sorted()
         return SubscriptionHistory(platform: .apple, id: id, periods: result, episodes: episodes,
                                    purchases: purchases, currencies: currencies)
+    }
+
+    /// A typed fact and when it was stated, in the builder's total order.
+    struct Statement {
+        var observedAt: Millis
+        var fact: AppleFact
     }
 
     // MARK: Periods
@@ -70,26 +78,26 @@ public struct AppleHistoryBuilder: Sendable {
         var upgraded: Bool
     }
 
-    private func mergedPeriods(_ facts: [Fact]) -> [MergedPeriod] {
+    private func mergedPeriods(_ facts: [Statement]) -> [MergedPeriod] {
         var byId: [String: MergedPeriod] = [:]
-        for fact in facts where fact.kind == AppleFactKind.period {
-            guard let ref = fact.ref, let end = fact.end else { continue }
+        for case .period(let stated) in facts.map(\.fact) {
+            let ref = stated.transactionId
             if var merged = byId[ref] {
-                merged.period.start = fact.at
-                merged.period.chargedAt = fact.at
-                merged.period.end = end
-                if let product = fact.productId { merged.period.productId = product }
-                if let amount = fact.amountMicros { merged.period.priceMicros = amount }
-                if let currency = fact.currency { merged.period.currency = currency }
-                merged.period.isTrial = fact.flags.contains(.trial)
-                merged.upgraded = merged.upgraded || fact.flags.contains(.upgraded)
+                merged.period.start = stated.start
+                merged.period.chargedAt = stated.start
+                merged.period.end = stated.end
+                if !stated.productId.isEmpty { merged.period.productId = stated.productId }
+                if let amount = stated.priceMicros { merged.period.priceMicros = amount }
+                if let currency = stated.currency { merged.period.currency = currency }
+                merged.period.isTrial = stated.offer == .freeTrial
+                merged.upgraded = merged.upgraded || stated.upgraded
                 byId[ref] = merged
             } else {
                 byId[ref] = MergedPeriod(
-                    period: Period(id: ref, productId: fact.productId ?? "", start: fact.at, end: end,
-                                   isTrial: fact.flags.contains(.trial), priceMicros: fact.amountMicros,
-                                   currency: fact.currency),
-                    upgraded: fact.flags.contains(.upgraded))
+                    period: Period(id: ref, productId: stated.productId, start: stated.start, end: stated.end,
+                                   isTrial: stated.offer == .freeTrial, priceMicros: stated.priceMicros,
+                                   currency: stated.currency),
+                    upgraded: stated.upgraded)
             }
         }
         return byId.values.filter { $0.period.start < $0.period.end }.sorted { $0.period.id < $1.period.id }
@@ -119,41 +127,45 @@ public struct AppleHistoryBuilder: Sendable {
 
     /// The standing revocation per transaction id: the latest-observed revocation, unless a REFUND_REVERSED
     /// was observed at or after it.
-    private static func cancellations(_ facts: [Fact]) -> [String: Cancellation] {
-        var revoked: [String: (fact: Fact, share: Int64)] = [:]
+    private static func cancellations(_ facts: [Statement]) -> [String: Cancellation] {
+        var revoked: [String: (revocation: AppleFact.Revocation, observedAt: Millis)] = [:]
         var reversed: [String: Millis] = [:]
-        for fact in facts {
-            guard let ref = fact.ref else { continue }
-            if fact.kind == AppleFactKind.revocation {
-                revoked[ref] = (fact, fact.detail.flatMap { Int64($0) } ?? 100_000)
-            } else if fact.kind == AppleFactKind.refundReversed {
-                reversed[ref] = max(reversed[ref] ?? fact.observedAt, fact.observedAt)
+        for statement in facts {
+            switch statement.fact {
+            case .revocation(let revocation):
+                revoked[revocation.transactionId] = (revocation, statement.observedAt)
+            case .refundReversed(let reversal):
+                reversed[reversal.transactionId] = max(reversed[reversal.transactionId] ?? statement.observedAt,
+                                                       statement.observedAt)
+            default:
+                continue
             }
         }
         var result: [String: Cancellation] = [:]
-        for (ref, revocation) in revoked {
-            if let reversal = reversed[ref], reversal >= revocation.fact.observedAt { continue }
-            result[ref] = Cancellation(at: revocation.fact.at, share: revocation.share)
+        for (ref, stated) in revoked {
+            if let reversal = reversed[ref], reversal >= stated.observedAt { continue }
+            result[ref] = Cancellation(at: stated.revocation.at, share: stated.revocation.share)
         }
         return result
     }
 
     // MARK: Episodes
 
-    private func episodes(_ facts: [Fact], periods: [Period]) -> [BillingEpisode] {
+    private func episodes(_ facts: [Statement], periods: [Period]) -> [BillingEpisode] {
         let ends = periods.map(\.end).sorted()
         var graceByStart: [Millis: Millis?] = [:]
-        for fact in facts where fact.kind == AppleFactKind.billingIssue {
-            let failedAt = ends.last { $0 <= fact.at } ?? fact.at
-            if let grace = fact.end {
+        for case .billingIssue(let issue) in facts.map(\.fact) {
+            let failedAt = ends.last { $0 <= issue.at } ?? issue.at
+            if let grace = issue.graceEnd {
                 graceByStart[failedAt] = .some(grace)
             } else if graceByStart[failedAt] == nil {
                 graceByStart[failedAt] = .some(nil)
             }
         }
-        let billingExpiries = facts
-            .filter { $0.kind == AppleFactKind.expiry && $0.detail == ExpirationReason.billing }
-            .map(\.at).sorted()
+        let billingExpiries = facts.compactMap { statement -> Millis? in
+            guard case .expiry(let expiry) = statement.fact, expiry.reason == .billing else { return nil }
+            return expiry.at
+        }.sorted()
         return graceByStart.keys.sorted().map { failedAt in
             let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
             let retryEnd = failedAt.addingReportingOverflow(Self.longestRetry)
@@ -167,40 +179,43 @@ public struct AppleHistoryBuilder: Sendable {
 
     // MARK: End reasons
 
-    private func endReason(of period: Period, facts: [Fact], episodeStarts: Set<Millis>,
+    private func endReason(of period: Period, facts: [Statement], episodeStarts: Set<Millis>,
                            nextStart: Millis?) -> EndReason {
         if episodeStarts.contains(period.end) { return .billingIssue }
         let lastStatus = facts
-            .filter { $0.kind == AppleFactKind.renewalStatus && $0.at <= period.end }
-            .max { ($0.at, $0.observedAt) < ($1.at, $1.observedAt) }
-        if let lastStatus, !lastStatus.flags.contains(.on) { return .voluntary }
+            .compactMap { statement -> (status: AppleFact.RenewalStatus, observedAt: Millis)? in
+                guard case .renewalStatus(let status) = statement.fact, status.at <= period.end else { return nil }
+                return (status, statement.observedAt)
+            }
+            .max { ($0.status.at, $0.observedAt) < ($1.status.at, $1.observedAt) }
+        if let lastStatus, !lastStatus.status.autoRenew { return .voluntary }
         let expiry = facts
-            .filter { fact in
-                guard fact.kind == AppleFactKind.expiry else { return false }
-                if let end = fact.end { return end == period.end }
-                return fact.at >= period.end && fact.at < (nextStart ?? Millis.max)
+            .compactMap { statement -> AppleFact.Expiry? in
+                guard case .expiry(let expiry) = statement.fact else { return nil }
+                if let end = expiry.periodEnd { return end == period.end ? expiry : nil }
+                return expiry.at >= period.end && expiry.at < (nextStart ?? Millis.max) ? expiry : nil
             }
             .last
-        switch expiry?.detail {
-        case ExpirationReason.voluntary?: return .voluntary
-        case ExpirationReason.billing?: return .billingIssue
-        case ExpirationReason.priceIncrease?: return .priceIncrease
-        case ExpirationReason.productUnavailable?: return .productUnavailable
-        default: return .unknown
+        switch expiry?.reason {
+        case .voluntary?: return .voluntary
+        case .billing?: return .billingIssue
+        case .priceIncrease?: return .priceIncrease
+        case .productUnavailable?: return .productUnavailable
+        case .other?, .unknown?, nil: return .unknown
         }
     }
 
     // MARK: One-time purchases
 
-    private func purchases(_ facts: [Fact], cancellations: [String: Cancellation]) -> [OneTimePurchase] {
+    private func purchases(_ facts: [Statement], cancellations: [String: Cancellation]) -> [OneTimePurchase] {
         var byId: [String: OneTimePurchase] = [:]
-        for fact in facts where fact.kind == AppleFactKind.oneTime {
-            guard let ref = fact.ref else { continue }
-            var purchase = byId[ref] ?? OneTimePurchase(id: ref, productId: "", purchasedAt: fact.at)
-            purchase.purchasedAt = fact.at
-            if let product = fact.productId { purchase.productId = product }
-            if let amount = fact.amountMicros { purchase.priceMicros = amount }
-            if let currency = fact.currency { purchase.currency = currency }
+        for case .oneTime(let stated) in facts.map(\.fact) {
+            let ref = stated.transactionId
+            var purchase = byId[ref] ?? OneTimePurchase(id: ref, productId: "", purchasedAt: stated.purchasedAt)
+            purchase.purchasedAt = stated.purchasedAt
+            if !stated.productId.isEmpty { purchase.productId = stated.productId }
+            if let amount = stated.priceMicros { purchase.priceMicros = amount }
+            if let currency = stated.currency { purchase.currency = currency }
             byId[ref] = purchase
         }
         return byId.values.map { purchase in

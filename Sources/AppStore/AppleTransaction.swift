@@ -107,34 +107,25 @@ struct AppleTransaction {
     func facts(into list: inout FactList, envelope: Envelope, keepRevocation: Bool) {
         let user = appAccountToken ?? envelope.appUserId
         let currency = self.currency ?? envelope.currency
-        let percentage = String(revocationPercentage)
-        guard let expires else {
-            list.add(AppleFactKind.oneTime, subject: transactionId, at: purchased, ref: transactionId, productId: productId,
-                     amountMicros: priceMicros, currency: currency)
-            if let revoked, keepRevocation {
-                list.add(AppleFactKind.revocation, subject: transactionId, at: revoked, ref: transactionId,
-                         detail: percentage, productId: productId)
-            }
-            if let user { list.add(AppleFactKind.user, subject: transactionId, at: purchased, ref: user) }
-            return
+        let subject = self.subject
+        if let expires {
+            var end = expires
+            if upgraded, let revoked { end = min(expires, revoked) }
+            list.add(.period(AppleFact.Period(
+                subject: subject, transactionId: transactionId, start: purchased, end: end, productId: productId,
+                webOrderLineItemId: webOrderLineItemId, priceMicros: priceMicros, currency: currency,
+                offer: trial ? .freeTrial : introductory ? .introductory : .none, upgraded: upgraded)))
+        } else {
+            list.add(.oneTime(AppleFact.OneTime(transactionId: transactionId, purchasedAt: purchased, productId: productId,
+                                                priceMicros: priceMicros, currency: currency)))
         }
-        var flags: Fact.Flags = []
-        if trial { flags.insert(.trial) } else if introductory { flags.insert(.introductory) }
-        var end = expires
-        if upgraded {
-            flags.insert(.upgraded)
-            if let revoked { end = min(expires, revoked) }
+        if let revoked, !upgraded || expires == nil, keepRevocation {
+            list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: transactionId, at: revoked,
+                                                      share: revocationPercentage, productId: productId)))
         }
-        list.add(AppleFactKind.period, subject: originalTransactionId, at: purchased, ref: transactionId,
-                 detail: webOrderLineItemId, productId: productId, end: end, amountMicros: priceMicros,
-                 currency: currency, flags: flags)
-        if let revoked, !upgraded, keepRevocation {
-            list.add(AppleFactKind.revocation, subject: originalTransactionId, at: revoked, ref: transactionId,
-                     detail: percentage, productId: productId)
-        }
-        if let user { list.add(AppleFactKind.user, subject: originalTransactionId, at: purchased, ref: user) }
-        if let context = envelope.currency {
-            list.add(AppleFactKind.currency, subject: originalTransactionId, at: purchased, currency: context)
+        if let user { list.add(.user(subject: subject, at: purchased, id: user)) }
+        if expires != nil, let context = envelope.currency {
+            list.add(.currency(subject: subject, at: purchased, code: context))
         }
     }
 }
@@ -193,20 +184,21 @@ struct AppleRenewalInfo {
     /// Nothing when the record gives no time at all.
     func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?) {
         guard let stated = statedAt ?? list.latestInstant else { return }
+        let subject = originalTransactionId
         if let on = autoRenewOn {
-            list.add(AppleFactKind.renewalStatus, subject: originalTransactionId, at: stated,
-                     productId: autoRenewProductId, flags: on ? .on : [])
+            list.add(.renewalStatus(AppleFact.RenewalStatus(subject: subject, at: stated, autoRenew: on,
+                                                            productId: autoRenewProductId)))
         }
         let noticeAt = expiry ?? stated
         if inBillingRetry || graceEnd != nil {
-            list.add(AppleFactKind.billingIssue, subject: originalTransactionId, at: noticeAt, detail: retryField,
-                     end: graceEnd)
+            list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, graceEnd: graceEnd,
+                                                          statedBy: retryField)))
         } else if expirationIntent == "2" {
-            list.add(AppleFactKind.billingIssue, subject: originalTransactionId, at: noticeAt, detail: intentField)
+            list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, statedBy: intentField)))
         }
         if let intent = expirationIntent, intent != "2" {
-            list.add(AppleFactKind.expiry, subject: originalTransactionId, at: noticeAt,
-                     detail: ExpirationReason.fromIntent(intent), end: expiry)
+            list.add(.expiry(AppleFact.Expiry(subject: subject, at: noticeAt, reason: ExpirationReason(intent: intent),
+                                              periodEnd: expiry)))
         }
     }
 }

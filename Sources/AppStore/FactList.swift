@@ -13,13 +13,10 @@ struct FactList {
     /// default as-of time past the data.
     private(set) var latestInstant: Millis?
 
-    mutating func add(_ kind: Fact.Kind, subject: String, at: Millis, ref: String? = nil, detail: String? = nil,
-                      productId: String? = nil, end: Millis? = nil, amountMicros: Int64? = nil,
-                      currency: String? = nil, flags: Fact.Flags = []) {
-        facts.append(Fact(platform: .apple, subject: subject, kind: kind, at: at, observedAt: 0, ref: ref,
-                          detail: detail, productId: productId, end: end, amountMicros: amountMicros,
-                          currency: currency, flags: flags))
-        see(at)
+    /// States `fact` (its row, ``AppleFactCodec``; stamped with the statement time by ``translation(observedAt:)``).
+    mutating func add(_ fact: AppleFact) {
+        facts.append(AppleFactCodec.encode(fact, observedAt: 0))
+        see(fact.at)
     }
 
     /// Notes an instant of the payload for ``latestInstant``.

@@ -71,37 +71,3 @@ struct LegacyReceipt {
         info.facts(into: &list, expiry: latestExpiry[info.originalTransactionId], statedAt: statedAt)
     }
 }
-
-/// The `detail` of an ``AppleFactKind/expiry`` fact.
-enum ExpirationReason {
-    static let voluntary = "voluntary"
-    static let billing = "billing"
-    static let priceIncrease = "price_increase"
-    static let productUnavailable = "product_unavailable"
-    static let other = "other"
-
-    /// `expiration_intent` / `expirationIntent`: 1 voluntary, 2 billing, 3 price increase, 4 product
-    /// unavailable, 5 other; any other value is kept raw.
-    static func fromIntent(_ intent: String) -> String {
-        switch intent {
-        case "1": return voluntary
-        case "2": return billing
-        case "3": return priceIncrease
-        case "4": return productUnavailable
-        case "5": return other
-        default: return intent
-        }
-    }
-
-    /// V2 EXPIRED subtypes; `nil` (no subtype) is `other`, unknown subtypes are kept raw.
-    static func fromSubtype(_ subtype: String?) -> String {
-        switch subtype {
-        case "VOLUNTARY": return voluntary
-        case "BILLING_RETRY": return billing
-        case "PRICE_INCREASE": return priceIncrease
-        case "PRODUCT_NOT_FOR_SALE": return productUnavailable
-        case nil: return other
-        case let raw?: return raw
-        }
-    }
-}

@@ -5,8 +5,10 @@
 /// turns the facts of one subscription back into a ``SubscriptionHistory``. Because the ledger keeps a set and
 /// the builders are pure functions of it, the order in which records arrive never changes a number.
 ///
-/// The columns are generic so that the ledger needs no knowledge of either store; what each column means for a
-/// given ``kind`` is documented by the store module that writes it (`AppleFactKind`, `GoogleFactKind`) and
+/// The columns are generic so that the ledger needs no knowledge of either store. Translators never fill them by
+/// hand: each store states typed facts (`AppleFact`, `GoogleFact`) and its codec writes them as rows and reads
+/// them back, with a version (docs/DESIGN.md); what each column means for a given ``kind`` is documented by the
+/// store module that writes it (`AppleFactKind`, `GoogleFactKind`) and
 /// summarised in `docs/DESIGN.md`. Only three kinds have a meaning the ledger relies on:
 /// ``Kind/link`` (this subject continues the subject in ``ref``), ``Kind/user`` and ``Kind/testPurchase``.
 public struct Fact: Sendable, Hashable {

@@ -96,11 +96,11 @@ public struct GoogleHistoryBuilder: Sendable {
     func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
         guard !hasPeriods else { return [] }
         var purchase: OneTimePurchase?
-        if let bought = token.oneTimes.filter({ $0.detail == nil || $0.detail == "0" }).min(by: { $0.at < $1.at }) {
+        if let bought = token.oneTimes.filter({ $0.purchaseState == nil || $0.purchaseState == 0 }).min(by: { $0.at < $1.at }) {
             let currency = token.oneTimes.last { $0.currency != nil }?.currency
-            purchase = OneTimePurchase(id: bought.ref ?? token.token, productId: bought.productId ?? "",
+            purchase = OneTimePurchase(id: bought.order ?? token.token, productId: bought.productId ?? "",
                                        purchasedAt: bought.at, currency: currency)
-        } else if let event = token.oneTimeEvents.filter({ $0.detail == "1" }).min(by: { $0.at < $1.at }) {
+        } else if let event = token.oneTimeEvents.filter({ $0.type == 1 }).min(by: { $0.at < $1.at }) {
             purchase = OneTimePurchase(id: token.token, productId: event.productId ?? "", purchasedAt: event.at)
         }
         guard var purchase else { return [] }

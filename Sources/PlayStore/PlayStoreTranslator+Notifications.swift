@@ -21,33 +21,31 @@ extension PlayStoreTranslator {
             throw PayloadError(detail: "eventTimeMillis is missing")
         }
         if let subscription = try fields.object("subscriptionNotification") {
-            return .used(try eventFacts(subscription, kind: GoogleFactKind.event, productKey: "subscriptionId",
+            return .used(try eventFacts(subscription, oneTime: false, productKey: "subscriptionId",
                                         at: eventTime, envelope: envelope))
         }
         if let oneTime = try fields.object("oneTimeProductNotification") {
-            return .used(try eventFacts(oneTime, kind: GoogleFactKind.oneTimeEvent, productKey: "sku",
-                                        at: eventTime, envelope: envelope))
+            return .used(try eventFacts(oneTime, oneTime: true, productKey: "sku", at: eventTime, envelope: envelope))
         }
         if let voided = try fields.object("voidedPurchaseNotification") {
             let token = try voided.requiredString("purchaseToken")
             let order = try voided.string("orderId") ?? envelope.orderId
             let refundType = try voided.int64("refundType")
             _ = try voided.int64("productType")
-            return .used([Fact(platform: .google, subject: token, kind: GoogleFactKind.voided, at: eventTime,
-                               observedAt: eventTime, ref: order, detail: refundType.map(String.init))])
+            return .used(rows([.voided(token: token, at: eventTime, order: order, refundType: refundType)], observedAt: eventTime))
         }
         return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification or testNotification")
     }
 
     /// The `event` (or `one_time_event`) fact of a subscription or one-time product notification: its type
     /// number kept raw (unknown ones too), at the notification's event time, plus the user link.
-    private func eventFacts(_ notification: PayloadFields, kind: Fact.Kind, productKey: String, at eventTime: Millis,
+    private func eventFacts(_ notification: PayloadFields, oneTime: Bool, productKey: String, at eventTime: Millis,
                             envelope: Envelope) throws(PayloadError) -> [Fact] {
         let token = try notification.requiredString("purchaseToken")
-        let type = try notification.requiredInt64("notificationType")
+        let type = Int(truncatingIfNeeded: try notification.requiredInt64("notificationType"))
         let product = try notification.string(productKey) ?? envelope.productId
-        return [Fact(platform: .google, subject: token, kind: kind, at: eventTime, observedAt: eventTime,
-                     detail: String(type), productId: product)]
-            + userFacts(token: token, at: eventTime, observedAt: eventTime, accountId: nil, envelope: envelope)
+        let event: GoogleFact = oneTime ? .oneTimeEvent(token: token, at: eventTime, type: type, productId: product)
+            : .event(token: token, at: eventTime, type: type, productId: product)
+        return rows([event] + userFacts(token: token, at: eventTime, accountId: nil, envelope: envelope), observedAt: eventTime)
     }
 }

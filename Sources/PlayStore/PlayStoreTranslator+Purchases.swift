@@ -30,8 +30,8 @@ extension PlayStoreTranslator {
         _ = try item.millis("purchaseTimeMillis")
         let order = try item.string("orderId") ?? (single ? envelope.orderId : nil)
         let refundType = try item.int64("refundType")
-        return Fact(platform: .google, subject: token, kind: GoogleFactKind.voided, at: voidedAt,
-                    observedAt: envelope.receivedAt ?? voidedAt, ref: order, detail: refundType.map(String.init))
+        return GoogleFactCodec.encode(.voided(token: token, at: voidedAt, order: order, refundType: refundType),
+                                      observedAt: envelope.receivedAt ?? voidedAt)
     }
 
     /// `purchases.products.get` (`ProductPurchase`): a one-time product; token and product from the envelope.
@@ -47,11 +47,11 @@ extension PlayStoreTranslator {
         _ = try body.int64("consumptionState")
         _ = try body.int64("quantity")
         let order = try body.string("orderId") ?? envelope.orderId
-        var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.oneTime, at: purchasedAt,
-                          observedAt: observedAt, ref: order, detail: String(purchaseState), productId: product,
-                          currency: envelope.currency)]
-        facts += userFacts(token: token, at: purchasedAt, observedAt: observedAt,
-                           accountId: try body.string("obfuscatedExternalAccountId"), envelope: envelope)
-        return .used(facts)
+        let facts: [GoogleFact] = [.oneTime(token: token, at: purchasedAt, order: order,
+                                            purchaseState: Int(truncatingIfNeeded: purchaseState), productId: product,
+                                            currency: envelope.currency)]
+            + userFacts(token: token, at: purchasedAt, accountId: try body.string("obfuscatedExternalAccountId"),
+                        envelope: envelope)
+        return .used(rows(facts, observedAt: observedAt))
     }
 }

@@ -47,25 +47,18 @@ extension PlayStoreTranslator {
         let state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
                                                cancelReason: cancelReason, autoRenewing: autoRenewing,
                                                autoResumeAt: autoResumeAt)
-        var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.state, at: observedAt,
-                          observedAt: observedAt, ref: order, detail: state.code, productId: product, end: expiry,
-                          amountMicros: flags.contains(.trial) ? 0 : price, currency: currency, flags: flags),
-                     Fact(platform: .google, subject: token, kind: GoogleFactKind.start, at: start,
-                          observedAt: observedAt, productId: product)]
-        if let linked = try body.string("linkedPurchaseToken") {
-            facts.append(Fact(platform: .google, subject: token, kind: .link, at: start, observedAt: observedAt, ref: linked))
-        }
-        if let cancelledAt {
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.cancel, at: cancelledAt,
-                              observedAt: observedAt, detail: String(cancelReason ?? 0)))
-        }
-        if let autoResumeAt {
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.pause, at: observedAt,
-                              observedAt: observedAt, end: autoResumeAt))
-        }
-        facts += userFacts(token: token, at: start, observedAt: observedAt,
-                           accountId: try body.string("obfuscatedExternalAccountId"), envelope: envelope)
-        return parts.translation(facts)
+        var facts: [GoogleFact] = [
+            .state(GoogleFact.Snapshot(token: token, at: observedAt, order: order, expiry: expiry, state: state,
+                                       productId: product, priceMicros: flags.contains(.trial) ? 0 : price,
+                                       currency: currency, flags: flags)),
+            .start(token: token, at: start, productId: product),
+        ]
+        if let linked = try body.string("linkedPurchaseToken") { facts.append(.link(token: token, at: start, from: linked)) }
+        if let cancelledAt { facts.append(.cancel(token: token, at: cancelledAt, reason: cancelReason ?? 0)) }
+        if let autoResumeAt { facts.append(.pause(token: token, at: observedAt, resumeAt: autoResumeAt)) }
+        facts += userFacts(token: token, at: start, accountId: try body.string("obfuscatedExternalAccountId"),
+                           envelope: envelope)
+        return parts.translation(rows(facts, observedAt: observedAt))
     }
 
     /// One line item of a v2 resource: the product, its expiry and what it costs.
@@ -156,31 +149,23 @@ extension PlayStoreTranslator {
         let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: nil, cancelReason: cancelReason)
         var flags = item?.flags ?? []
         if envelope.receivedAt == nil { flags.insert(.inferred) }
-        var facts = [Fact(platform: .google, subject: token, kind: GoogleFactKind.state, at: observedAt,
-                          observedAt: observedAt, ref: order, detail: state.code, productId: product, end: expiry,
-                          amountMicros: item?.price, currency: item?.currency ?? envelope.currency, flags: flags)]
-        if let start {
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.start, at: start,
-                              observedAt: observedAt, productId: product))
-        }
+        var facts: [GoogleFact] = [
+            .state(GoogleFact.Snapshot(token: token, at: observedAt, order: order, expiry: expiry, state: state,
+                                       productId: product, priceMicros: item?.price,
+                                       currency: item?.currency ?? envelope.currency, flags: flags)),
+        ]
+        if let start { facts.append(.start(token: token, at: start, productId: product)) }
         if let linked = try body.string("linkedPurchaseToken") {
-            facts.append(Fact(platform: .google, subject: token, kind: .link, at: start ?? observedAt,
-                              observedAt: observedAt, ref: linked))
+            facts.append(.link(token: token, at: start ?? observedAt, from: linked))
         }
-        if let cancelledAt {
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.cancel, at: cancelledAt,
-                              observedAt: observedAt, detail: "0"))
-        }
-        if let autoResumeAt {
-            facts.append(Fact(platform: .google, subject: token, kind: GoogleFactKind.pause, at: observedAt,
-                              observedAt: observedAt, end: autoResumeAt))
-        }
+        if let cancelledAt { facts.append(.cancel(token: token, at: cancelledAt, reason: 0)) }
+        if let autoResumeAt { facts.append(.pause(token: token, at: observedAt, resumeAt: autoResumeAt)) }
         let accountId = parts.read(body.name("externalAccountIdentifiers"), body.json["externalAccountIdentifiers"]) {
             () throws(PayloadError) -> String? in
             try body.object("externalAccountIdentifiers")?.string("obfuscatedExternalAccountId")
         }
-        facts += userFacts(token: token, at: start ?? observedAt, observedAt: observedAt, accountId: accountId, envelope: envelope)
-        return parts.translation(facts)
+        facts += userFacts(token: token, at: start ?? observedAt, accountId: accountId, envelope: envelope)
+        return parts.translation(rows(facts, observedAt: observedAt))
     }
 
     /// The latest time a v2 resource without `received_at` proves it was fetched at or after: past its expiry

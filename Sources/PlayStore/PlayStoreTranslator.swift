@@ -15,9 +15,11 @@ import Ingest
 /// items, voided purchases of a list), an unusable unit is quarantined as a part and the others are used.
 /// Never traps on input.
 public struct PlayStoreTranslator: StoreTranslator {
-    /// The version of this translator's rules: raised whenever a change makes some payload yield other facts
-    /// or another outcome, so that ledgers translated before it are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 2
+    /// The version of this translator's rules and of the rows its facts are stored as: the translation's own
+    /// version (raised whenever a change makes some payload yield other facts or another outcome) plus
+    /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
+    /// (``RulesVersion``).
+    public static let rulesVersion: Int64 = 2 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
@@ -66,14 +68,19 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// The `excluded(test)` outcome of a record showing that `token` is a test purchase, with the marker fact that
     /// excludes every other record of the token (`at`: the purchase's start as the record states it).
     func testPurchase(token: String, at: Millis, observedAt: Millis) -> Translation {
-        .excluded(.test, markers: [Fact(platform: .google, subject: token, kind: .testPurchase, at: at, observedAt: observedAt)])
+        .excluded(.test, markers: rows([.testPurchase(token: token, at: at)], observedAt: observedAt))
     }
 
     /// The `user` facts of a token: the payload's `obfuscatedExternalAccountId` and the envelope's `app_user_id`.
-    func userFacts(token: String, at: Millis, observedAt: Millis, accountId: String?, envelope: Envelope) -> [Fact] {
+    func userFacts(token: String, at: Millis, accountId: String?, envelope: Envelope) -> [GoogleFact] {
         var ids: [String] = []
         if let accountId { ids.append(accountId) }
         if let appUser = envelope.appUserId, !appUser.isEmpty, appUser != accountId { ids.append(appUser) }
-        return ids.map { Fact(platform: .google, subject: token, kind: .user, at: at, observedAt: observedAt, ref: $0) }
+        return ids.map { .user(token: token, at: at, id: $0) }
+    }
+
+    /// `facts` as the ledger's rows (``GoogleFactCodec``), each stated at `observedAt`.
+    func rows(_ facts: [GoogleFact], observedAt: Millis) -> [Fact] {
+        facts.map { GoogleFactCodec.encode($0, observedAt: observedAt) }
     }
 }

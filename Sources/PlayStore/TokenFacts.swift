@@ -1,7 +1,7 @@
 import Facts
 
-/// The facts of one purchase token, decoded from the generic ``Fact`` columns into what they mean
-/// (``GoogleFactKind``) and put in a deterministic order: by time, then by content, so that the same set of
+/// The facts of one purchase token, read back from the ledger's rows as ``GoogleFact``s (``GoogleFactCodec``)
+/// and put in a deterministic order: by time, then by content, so that the same set of
 /// facts in any order gives the same sequence.
 struct TokenFacts {
     /// A fetched subscription resource.
@@ -38,8 +38,10 @@ struct TokenFacts {
     var voids: [(at: Millis, order: String?)] = []
     /// Tokens this one continues (`linkedPurchaseToken`).
     var linkedFrom: [String] = []
-    var oneTimes: [Fact] = []
-    var oneTimeEvents: [Fact] = []
+    /// `purchases.products.get` statements of the token's one-time product.
+    var oneTimes: [(at: Millis, order: String?, purchaseState: Int?, productId: String?, currency: String?)] = []
+    /// One-time product RTDNs: (time, `notificationType`, product).
+    var oneTimeEvents: [(at: Millis, type: Int?, productId: String?)] = []
     /// Some record showed this token is a test purchase (``Fact/Kind/testPurchase``).
     var isTest = false
 
@@ -47,31 +49,30 @@ struct TokenFacts {
         self.token = token
         // Sorting on the full content first makes every later tie-break independent of the input order.
         let ordered = facts.sorted(by: TokenFacts.precedes)
-        for fact in ordered {
-            switch fact.kind {
-            case GoogleFactKind.state:
-                guard let state = GoogleSubscriptionState(code: fact.detail ?? "") else { continue }
-                snapshots.append(Snapshot(observedAt: fact.observedAt, order: fact.ref, expiry: fact.end, state: state,
-                                          productId: fact.productId, priceMicros: fact.amountMicros,
-                                          currency: fact.currency, isTrial: fact.flags.contains(.trial),
-                                          undated: fact.flags.contains(.inferred)))
-            case GoogleFactKind.event:
-                events.append(Event(at: fact.at, type: fact.detail.flatMap { Int($0) }, productId: fact.productId))
-            case GoogleFactKind.start:
-                start = min(start ?? fact.at, fact.at)
-            case GoogleFactKind.cancel:
-                cancels.append((fact.at, fact.detail.flatMap { Int($0) }))
-            case GoogleFactKind.voided:
-                voids.append((fact.at, fact.ref))
-            case Fact.Kind.link:
-                if let ref = fact.ref, ref != token, !linkedFrom.contains(ref) { linkedFrom.append(ref) }
-            case GoogleFactKind.oneTime:
-                oneTimes.append(fact)
-            case GoogleFactKind.oneTimeEvent:
-                oneTimeEvents.append(fact)
-            case Fact.Kind.testPurchase:
+        for row in ordered {
+            guard let fact = GoogleFactCodec.decode(row) else { continue }
+            switch fact {
+            case .state(let s):
+                snapshots.append(Snapshot(observedAt: row.observedAt, order: s.order, expiry: s.expiry, state: s.state,
+                                          productId: s.productId, priceMicros: s.priceMicros, currency: s.currency,
+                                          isTrial: s.trial, undated: s.inferred))
+            case .event(_, let at, let type, let productId):
+                events.append(Event(at: at, type: type, productId: productId))
+            case .start(_, let at, _):
+                start = min(start ?? at, at)
+            case .cancel(_, let at, let reason):
+                cancels.append((at, reason))
+            case .voided(_, let at, let order, _):
+                voids.append((at, order))
+            case .link(_, _, let from):
+                if from != token, !linkedFrom.contains(from) { linkedFrom.append(from) }
+            case .oneTime(_, let at, let order, let purchaseState, let productId, let currency):
+                oneTimes.append((at, order, purchaseState, productId, currency))
+            case .oneTimeEvent(_, let at, let type, let productId):
+                oneTimeEvents.append((at, type, productId))
+            case .testPurchase:
                 isTest = true
-            default:
+            case .pause, .user:
                 continue
             }
         }

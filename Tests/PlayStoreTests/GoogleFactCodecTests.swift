@@ -1,0 +1,52 @@
+import Facts
+import Testing
+@testable import PlayStore
+
+/// Typed Google facts and their rows: every case survives the ledger's generic columns unchanged, and the rows
+/// keep the layout `GoogleFactKind` documents.
+@Suite struct GoogleFactCodecTests {
+    static let grace = GoogleSubscriptionState(version: 1, state: GoogleSubscriptionState.inGracePeriod, paymentState: 0,
+                                               cancelReason: nil)
+    static let facts: [GoogleFact] = [
+        .state(GoogleFact.Snapshot(token: "tok-1", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50781..2",
+                                   expiry: 1_712_000_000_000, state: grace, productId: "premium_monthly",
+                                   priceMicros: 4_990_000, currency: "EUR", trial: false, introductory: true,
+                                   autoRenewing: true, inferred: true)),
+        .start(token: "tok-1", at: 1_704_000_000_000, productId: "premium_monthly"),
+        .cancel(token: "tok-1", at: 1_709_000_000_000, reason: 1),
+        .pause(token: "tok-1", at: 1_709_300_000_000, resumeAt: 1_711_000_000_000),
+        .voided(token: "tok-1", at: 1_709_400_000_000, order: "GPA.3372-8841-2214-50781", refundType: 2),
+        .voided(token: "tok-2", at: 1_709_400_000_000, order: nil, refundType: nil),
+        .event(token: "tok-1", at: 1_709_300_000_000, type: 20, productId: "premium_monthly"),
+        .oneTimeEvent(token: "tok-3", at: 1_709_300_000_000, type: 1, productId: "coins_100"),
+        .oneTime(token: "tok-3", at: 1_709_300_000_000, order: "GPA.1111-2222-3333-44444", purchaseState: 0,
+                 productId: "coins_100", currency: "USD"),
+        .link(token: "tok-2", at: 1_709_300_000_000, from: "tok-1"),
+        .user(token: "tok-1", at: 1_704_000_000_000, id: "user-9"),
+        .testPurchase(token: "tok-4", at: 1_704_000_000_000),
+    ]
+
+    @Test(arguments: facts)
+    func everyFactReadsBackAsWritten(_ fact: GoogleFact) {
+        let row = GoogleFactCodec.encode(fact, observedAt: 1_709_300_000_000)
+        #expect(row.platform == .google && row.observedAt == 1_709_300_000_000)
+        #expect(GoogleFactCodec.decode(row) == fact)
+    }
+
+    @Test func rowsKeepTheDocumentedLayout() {
+        let state = GoogleFactCodec.encode(Self.facts[0], observedAt: 0)
+        #expect(state.kind == GoogleFactKind.state && state.detail == "v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=")
+        #expect(state.flags == [.introductory, .on, .inferred] && state.ref == "GPA.3372-8841-2214-50781..2")
+        let event = GoogleFactCodec.encode(Self.facts[6], observedAt: 0)
+        #expect(event.kind == GoogleFactKind.event && event.detail == "20")
+        let link = GoogleFactCodec.encode(Self.facts[9], observedAt: 0)
+        #expect(link.kind == .link && link.subject == "tok-2" && link.ref == "tok-1")
+    }
+
+    @Test func rowsOfOtherKindsOrUnreadableStatesAreNotGooglesFacts() {
+        #expect(GoogleFactCodec.decode(Fact(platform: .google, subject: "t", kind: GoogleFactKind.state, at: 0, observedAt: 0,
+                                            detail: "not a state code")) == nil)
+        #expect(GoogleFactCodec.decode(Fact(platform: .google, subject: "t", kind: "period", at: 0, observedAt: 0)) == nil)
+        #expect(GoogleFactCodec.decode(Fact(platform: .apple, subject: "t", kind: GoogleFactKind.start, at: 0, observedAt: 0)) == nil)
+    }
+}
