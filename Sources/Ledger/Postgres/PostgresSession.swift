@@ -37,7 +37,8 @@ final class PostgresSession: @unchecked Sendable {
     deinit {
         let connection = connection
         guard !connection.isClosed else { return }
-        _ = try? Self.blocking { try await connection.close() }
+        // Closing a connection the server is dropping may never finish either: give it two seconds.
+        _ = try? Self.blocking(timeout: .seconds(2)) { try await connection.close() }
     }
 
     /// Runs `sql` with `values` bound to its `?` placeholders, in order, and returns every row.
@@ -48,7 +49,11 @@ final class PostgresSession: @unchecked Sendable {
         let connection = connection
         let logger = logger
         do {
-            return try Self.blocking { try await connection.query(query, logger: logger).collect() }.map(PostgresResultRow.init)
+            return try onConnection(doing: "running a statement") {
+                try await connection.query(query, logger: logger).collect()
+            }.map(PostgresResultRow.init)
+        } catch let error as LedgerError {
+            throw error
         } catch {
             throw Self.ledgerError(error, location: location, doing: "running a statement", statement: sql)
         }
@@ -60,13 +65,15 @@ final class PostgresSession: @unchecked Sendable {
         let connection = connection
         let logger = logger
         do {
-            try Self.blocking {
+            try onConnection(doing: "copying into \(table)") {
                 try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
                     var buffer = ByteBuffer()
                     buffer.writeBytes(rows)
                     try await writer.write(buffer)
                 }
             }
+        } catch let error as LedgerError {
+            throw error
         } catch {
             throw Self.ledgerError(error, location: location, doing: "copying into \(table)")
         }
@@ -80,16 +87,46 @@ final class PostgresSession: @unchecked Sendable {
                           message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
     }
 
-    /// Runs an `async` operation to its end on a thread that may block (a stage thread, never the cooperative
-    /// pool's), waiting on a semaphore.
-    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+    /// Runs `operation` (a statement on this session's connection) like ``blocking(_:)``, but stops waiting when the
+    /// connection closes under it: the server stopped between ``requireOpen(doing:)`` and the statement reaching
+    /// it, and postgres-nio 1.33 then never answers (an ingest hung for good on a server killed mid-run). The
+    /// wait is cut in half-second slices; a closed connection gets one more slice to answer, then is lost.
+    private func onConnection<T: Sendable>(doing: String, _ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let box = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
         Task {
             do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
             done.signal()
         }
-        done.wait()
+        var closedSlices = 0
+        while done.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+            guard connection.isClosed else { continue }
+            closedSlices += 1
+            if closedSlices > 1 {
+                throw LedgerError(kind: .unavailable, path: location.description,
+                                  message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
+            }
+        }
+        guard let result = box.result else { preconditionFailure("the operation finished without a result") }
+        return try result.get()
+    }
+
+    /// Runs an `async` operation to its end on a thread that may block (a stage thread, never the cooperative
+    /// pool's), waiting on a semaphore.
+    /// With a `timeout`, gives up waiting after it (throwing ``TimedOut``).
+    static func blocking<T: Sendable>(timeout: DispatchTimeInterval? = nil,
+                                      _ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Outcome<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        if let timeout {
+            guard done.wait(timeout: .now() + timeout) == .success else { throw TimedOut() }
+        } else {
+            done.wait()
+        }
         guard let result = box.result else { preconditionFailure("the operation finished without a result") }
         return try result.get()
     }
@@ -129,6 +166,9 @@ final class PostgresSession: @unchecked Sendable {
 }
 
 /// Carries a task's result to the waiting thread; the semaphore orders the write before the read.
+/// ``PostgresSession/blocking(timeout:_:)`` waited its time out.
+struct TimedOut: Error {}
+
 private final class Outcome<Value: Sendable>: @unchecked Sendable {
     var result: Result<Value, any Error>?
 }
