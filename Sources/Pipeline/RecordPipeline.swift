@@ -46,7 +46,8 @@ struct PipelineTally {
 /// Transactions commit every ``LedgerStore/recordsPerTransaction`` records, across file boundaries (a commit per
 /// small archive rewrote the same B-tree pages into SQLite's WAL thousands of times), and at the end of the run;
 /// a file is marked `done` in the same transaction as its last records, and a queued record leaves the queue in
-/// the transaction that writes its new outcome. A killed run therefore leaves each file either `done` with all its records,
+/// the transaction that writes its new outcome. The last records of a small file wait to be written with the next
+/// files' (``FinishedFiles``): a write round per file was most of a small file's cost on PostgreSQL. A killed run therefore leaves each file either `done` with all its records,
 /// `reading` with a committed prefix, or as it was before the run, and the queue holding exactly what is left to
 /// do; the next run reads the rest: the prefix deduplicates, nothing is lost or doubled.
 struct RecordPipeline {
@@ -106,6 +107,7 @@ struct RecordPipeline {
         var transaction = Transaction(ledger: ledger)
         let writeBatch = max(1, min(writeBatch, ledger.recordsPerTransaction))
         var queued = IngestRecordStore(ledger: ledger)
+        var finished = FinishedFiles()
         do throws(LedgerError) {
             while true {
                 switch queue.pop() {
@@ -131,12 +133,13 @@ struct RecordPipeline {
                     tally.unreadable.append((path, reason))
                     reporter.fileDone(size: sizes[path] ?? 0)
                 case .begin(let file):
-                    try ingest(file, from: &queue, into: &transaction, writeBatch: writeBatch, tally: &tally,
-                               reporter: &reporter)
+                    try ingest(file, from: &queue, into: &transaction, finished: &finished, writeBatch: writeBatch,
+                               tally: &tally, reporter: &reporter)
                     tally.statistics.files += 1
                     reporter.fileDone(size: file.size)
                 case .batch(let records):
                     try transaction.open()
+                    try finished.finish(tally: &tally)
                     for record in records { try queued.add(record) }
                     if queued.pendingCount >= writeBatch {
                         let count = queued.pendingCount
@@ -149,6 +152,7 @@ struct RecordPipeline {
                 case .end:
                     preconditionFailure("the reader ends only a file it began")
                 case .finished:
+                    try finished.finish(tally: &tally)
                     try queued.flush()
                     try transaction.commit()
                     reporter.finish()
@@ -175,8 +179,10 @@ struct RecordPipeline {
     }
 
     /// Writes one file's records, from its `begin` (already taken from `queue`) to its `end`, into the ledger.
+    /// Records of files read before it that wait in `finished` are written with this file's first batch, or, when
+    /// the file is small, this file joins them.
     private func ingest(_ file: FileFingerprint, from queue: inout TakeInTurn, into transaction: inout Transaction,
-                        writeBatch: Int, tally: inout PipelineTally,
+                        finished: inout FinishedFiles, writeBatch: Int, tally: inout PipelineTally,
                         reporter: inout ProgressReporter) throws(LedgerError) {
         let ledger = transaction.ledger
         var store = IngestRecordStore(ledger: ledger)
@@ -186,9 +192,9 @@ struct RecordPipeline {
             switch queue.pop() {
             case .batch(let records):
                 for record in records { try store.add(record) }
-                if store.pendingCount >= writeBatch {
-                    let count = store.pendingCount
-                    try store.flush()
+                if store.pendingCount + finished.pendingCount >= writeBatch {
+                    let count = store.pendingCount + finished.pendingCount
+                    try finished.finish(with: &store, tally: &tally)
                     try transaction.written(count) { () throws(LedgerError) in
                         try ledger.saveProgress(path: file.path, read: store.counts.read)
                     }
@@ -196,16 +202,16 @@ struct RecordPipeline {
                 reporter.records += records.count
                 reporter.tick()
             case .end(let result):
-                try store.flush()
                 let damage: [Damage]
                 switch result {
                 case .success(let found): damage = found
                 case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
                 }
-                try ledger.finishFile(file, counts: store.counts, damage: damage.first)
-                store.add(to: &tally.statistics)
-                tally.statistics.damagedFiles += damage.map {
-                    IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
+                let count = store.pendingCount + finished.pendingCount
+                finished.files.append((file, store, damage))
+                if count >= writeBatch {
+                    try finished.finish(tally: &tally)
+                    try transaction.written(count) {}
                 }
                 return
             case .failed(let error):
@@ -213,6 +219,46 @@ struct RecordPipeline {
             case .unreadable, .notAnInput, .skipped, .copy, .gone, .begin, .finished:
                 preconditionFailure("the reader ends a file before it sends anything else")
             }
+        }
+    }
+
+    /// Files read to their end whose last records are not written yet: they are written together, in reading
+    /// order, with the next batch that fills a write (or before the queue's records and at the end of the run),
+    /// and each file is marked `done` right after, in the same transaction as its records, so a killed run never
+    /// leaves a file `done` without them.
+    private struct FinishedFiles {
+        /// Each file with its store and the damage found in it (the first is the manifest's).
+        var files: [(file: FileFingerprint, store: IngestRecordStore, damage: [Damage])] = []
+
+        /// Records waiting to be written.
+        var pendingCount: Int { files.reduce(0) { $0 + $1.store.pendingCount } }
+
+        /// Writes the waiting records and marks their files done.
+        mutating func finish(tally: inout PipelineTally) throws(LedgerError) {
+            guard !files.isEmpty else { return }
+            var stores = files.map(\.store)
+            try IngestRecordStore.flush(&stores)
+            try markDone(stores, tally: &tally)
+        }
+
+        /// Writes the waiting records and then `current`'s (a file still being read) in one batch, and marks the
+        /// waiting files done.
+        mutating func finish(with current: inout IngestRecordStore, tally: inout PipelineTally) throws(LedgerError) {
+            var stores = files.map(\.store) + [current]
+            try IngestRecordStore.flush(&stores)
+            current = stores.removeLast()
+            try markDone(stores, tally: &tally)
+        }
+
+        private mutating func markDone(_ stores: [IngestRecordStore], tally: inout PipelineTally) throws(LedgerError) {
+            for (entry, store) in zip(files, stores) {
+                try store.ledger.finishFile(entry.file, counts: store.counts, damage: entry.damage.first)
+                store.add(to: &tally.statistics)
+                tally.statistics.damagedFiles += entry.damage.map {
+                    IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)
+                }
+            }
+            files.removeAll()
         }
     }
 
