@@ -94,19 +94,13 @@ import Glibc
             "$0" ingest --db folder.sqlite --json latin1
             "$0" ingest --db direct.sqlite --json "direct-$(printf '\\351').ndjson"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, SubledgerProcess.binary]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
+        let process = try ChildProcess("/bin/sh", ["-c", script, SubledgerProcess.binary], directory: directory.path,
+                                       environment: ProcessInfo.processInfo.environment,
+                                       stdout: directory.file("sh.out"), stderr: directory.file("sh.err"))
+        let status = process.waitForExit()
+        let stdout = String(decoding: FileManager.default.contents(atPath: directory.file("sh.out")) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: FileManager.default.contents(atPath: directory.file("sh.err")) ?? Data(), as: UTF8.self)
+        #expect(status == 0, "\(stderr)")
         let counts = #""files":1,"records":{"read":5,"used":4,"duplicate":0,"excluded":1,"quarantined":0}"#
         #expect(stdout.components(separatedBy: counts).count == 3, "both runs read the file: \(stdout)")
         let ledger = try SQLiteLedger(path: directory.file("folder.sqlite"), access: .readOnly)

@@ -24,28 +24,26 @@ struct SubledgerProcess {
     /// `unprivileged` runs it as `nobody` when the tests run as root (root ignores file permissions, so a
     /// read-only folder is read-only only for another user), through util-linux's `setpriv`.
     static func start(_ arguments: [String], in directory: TemporaryDirectory, tag: String,
-                      environment: [String: String] = [:], unprivileged: Bool = false) throws -> (Process, () -> Result) {
-        let process = Process()
-        if unprivileged && getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-        }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+                      environment: [String: String] = [:], unprivileged: Bool = false) throws -> (ChildProcess, () -> Result) {
         let outPath = directory.file("\(tag).out")
         let errPath = directory.file("\(tag).err")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
+        let (executable, argv) = unprivileged && getuid() == 0
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+            : (binary, arguments)
+        let process = try ChildProcess(executable, argv, directory: directory.path,
+                                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       stdout: outPath, stderr: errPath)
         return (process, {
-            process.waitUntilExit()
+            // A run that hangs fails its test instead of hanging the suite (and CI) for good.
+            let deadline = Date().addingTimeInterval(600)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("subledger \(arguments.joined(separator: " ")) did not finish within 600 s")
+            }
+            let status = process.waitForExit()
             let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
-            return Result(status: process.terminationStatus, stdout: read(outPath), stderr: read(errPath))
+            return Result(status: status, stdout: read(outPath), stderr: read(errPath))
         })
     }
 

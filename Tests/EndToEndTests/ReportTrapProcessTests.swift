@@ -165,20 +165,17 @@ struct ReportTrapProcessTests {
 
         let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
         if let python {
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: python)
             var root = URL(fileURLWithPath: #filePath)
             for _ in 0..<3 { root.deleteLastPathComponent() }
             try Data().write(to: URL(fileURLWithPath: workspace.file("console.log")))
-            check.arguments = [root.appendingPathComponent("scripts/browser-check.py").path, "--dom", workspace.file("r/report.html"),
-                               "--console", workspace.file("console.log"), "--csv-dir", workspace.file("r"), "--source", workspace.file("r/report.html")]
-            let output = Pipe()
-            check.standardOutput = output
-            check.standardError = output
-            try check.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            check.waitUntilExit()
-            #expect(check.terminationStatus == 0, "\(text)")
+            let check = try ChildProcess(python, [
+                root.appendingPathComponent("scripts/browser-check.py").path, "--dom", workspace.file("r/report.html"),
+                "--console", workspace.file("console.log"), "--csv-dir", workspace.file("r"), "--source", workspace.file("r/report.html"),
+            ], directory: workspace.path, environment: ProcessInfo.processInfo.environment,
+               stdout: workspace.file("check.out"), stderr: workspace.file("check.out"))
+            let status = check.waitForExit()
+            let text = String(decoding: FileManager.default.contents(atPath: workspace.file("check.out")) ?? Data(), as: UTF8.self)
+            #expect(status == 0, "\(text)")
             #expect(text.contains("browser-check: OK"), "\(text)")
         }
     }
