@@ -4,21 +4,6 @@ import Facts
 /// and put in a deterministic order: by time, then by content, so that the same set of
 /// facts in any order gives the same sequence.
 struct TokenFacts {
-    /// A fetched subscription resource.
-    struct Snapshot {
-        var observedAt: Millis
-        var order: String?
-        var expiry: Millis?
-        var state: GoogleSubscriptionState
-        var productId: String?
-        var priceMicros: Int64?
-        var currency: String?
-        var isTrial: Bool
-        /// Logged without a fetch time: ``observedAt`` is what the resource proves, placed among the other
-        /// snapshots by ``placeUndatedSnapshots()``.
-        var undated: Bool
-    }
-
     /// A subscription RTDN.
     struct Event {
         var at: Millis
@@ -28,7 +13,9 @@ struct TokenFacts {
     }
 
     let token: String
-    var snapshots: [Snapshot] = []
+    /// Fetched subscription resources, by statement time (``GoogleFact/Snapshot/at``: a snapshot logged without a
+    /// fetch time is placed among the others by ``placeUndatedSnapshots()``).
+    var snapshots: [GoogleFact.Snapshot] = []
     var events: [Event] = []
     /// The subscription's `startTimeMillis` / `startTime` (earliest stated).
     var start: Millis?
@@ -53,9 +40,9 @@ struct TokenFacts {
             guard let fact = GoogleFactCodec.decode(row) else { continue }
             switch fact {
             case .state(let s):
-                snapshots.append(Snapshot(observedAt: row.observedAt, order: s.order, expiry: s.expiry, state: s.state,
-                                          productId: s.productId, priceMicros: s.priceMicros, currency: s.currency,
-                                          isTrial: s.trial, undated: s.inferred))
+                var snapshot = s
+                snapshot.at = row.observedAt
+                snapshots.append(snapshot)
             case .event(_, let at, let type, let productId):
                 events.append(Event(at: at, type: type, productId: productId))
             case .start(_, let at, _):
@@ -88,20 +75,20 @@ struct TokenFacts {
     /// snapshot of an earlier order and before the first of a later one. The earlier bound wins when they
     /// disagree. A pure function of the facts, like everything here.
     private mutating func placeUndatedSnapshots() {
-        guard snapshots.contains(where: \.undated) else { return }
+        guard snapshots.contains(where: \.inferred) else { return }
         let position = snapshots.map { GoogleOrderId.index($0.order) }
-        for index in snapshots.indices where snapshots[index].undated {
+        for index in snapshots.indices where snapshots[index].inferred {
             var floor: Millis?
             var ceiling: Millis?
-            for other in snapshots.indices where !snapshots[other].undated {
-                if position[other] < position[index] { floor = max(floor ?? .min, snapshots[other].observedAt) }
-                if position[other] > position[index] { ceiling = min(ceiling ?? .max, snapshots[other].observedAt) }
+            for other in snapshots.indices where !snapshots[other].inferred {
+                if position[other] < position[index] { floor = max(floor ?? .min, snapshots[other].at) }
+                if position[other] > position[index] { ceiling = min(ceiling ?? .max, snapshots[other].at) }
             }
-            if let ceiling, snapshots[index].observedAt >= ceiling { snapshots[index].observedAt = ceiling - 1 }
-            if let floor, snapshots[index].observedAt <= floor { snapshots[index].observedAt = floor + 1 }
+            if let ceiling, snapshots[index].at >= ceiling { snapshots[index].at = ceiling - 1 }
+            if let floor, snapshots[index].at <= floor { snapshots[index].at = floor + 1 }
         }
         snapshots = snapshots.enumerated()
-            .sorted { ($0.element.observedAt, $0.offset) < ($1.element.observedAt, $1.offset) }
+            .sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
             .map(\.element)
     }
 

@@ -51,7 +51,7 @@ struct TokenTimeline {
         while snapshotIndex < facts.snapshots.count || eventIndex < facts.events.count {
             // Notifications first at equal times: a resource is fetched after the notification that prompted it.
             let takeEvent = eventIndex < facts.events.count
-                && (snapshotIndex == facts.snapshots.count || facts.events[eventIndex].at <= facts.snapshots[snapshotIndex].observedAt)
+                && (snapshotIndex == facts.snapshots.count || facts.events[eventIndex].at <= facts.snapshots[snapshotIndex].at)
             if takeEvent {
                 let event = facts.events[eventIndex]
                 eventIndex += 1
@@ -90,7 +90,7 @@ struct TokenTimeline {
             }
             let snapshot = facts.snapshots[snapshotIndex]
             snapshotIndex += 1
-            let t = snapshot.observedAt
+            let t = snapshot.at
             switch snapshot.state.state {
             case GoogleSubscriptionState.active, GoogleSubscriptionState.canceled:
                 guard let expiry = snapshot.expiry else { continue }
@@ -136,7 +136,7 @@ struct TokenTimeline {
                 }
                 orderIndex[order] = periods.count
                 periods.append(Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
-                                      isTrial: snapshot.isTrial, priceMicros: snapshot.priceMicros,
+                                      isTrial: snapshot.trial, priceMicros: snapshot.priceMicros,
                                       currency: snapshot.currency))
                 phase = .active
                 phaseSince = t
@@ -182,7 +182,7 @@ struct TokenTimeline {
         var low = 0, high = facts.snapshots.count
         while low < high {
             let mid = (low + high) / 2
-            if facts.snapshots[mid].observedAt < t { low = mid + 1 } else { high = mid }
+            if facts.snapshots[mid].at < t { low = mid + 1 } else { high = mid }
         }
         return facts.snapshots[low...].first { $0.state.cancelReason != nil }?.state.cancelReason
     }
@@ -208,12 +208,12 @@ struct TokenTimeline {
         }
         for cancel in facts.cancels { ranked.append((1, AutoRenewSignal(at: cancel.at, cancelled: true, reason: cancel.reason))) }
         // A snapshot logged without a fetch time says nothing about when auto-renewal was on or off.
-        for snapshot in facts.snapshots where !snapshot.undated {
+        for snapshot in facts.snapshots where !snapshot.inferred {
             switch snapshot.state.state {
             case GoogleSubscriptionState.active:
-                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: false)))
+                ranked.append((2, AutoRenewSignal(at: snapshot.at, cancelled: false)))
             case GoogleSubscriptionState.canceled:
-                ranked.append((2, AutoRenewSignal(at: snapshot.observedAt, cancelled: true, reason: snapshot.state.cancelReason)))
+                ranked.append((2, AutoRenewSignal(at: snapshot.at, cancelled: true, reason: snapshot.state.cancelReason)))
             default: break
             }
         }
