@@ -61,6 +61,9 @@ final class IngestBatchQueue: @unchecked Sendable {
         case batch([Record])
         /// The file's last item: the damage found, or the error that stopped its reading.
         case end(Result<[Damage], any Error>)
+        /// The reader waits for files other processes hold: the store writes what it holds and commits, so that
+        /// no transaction keeps rows locked while this process waits for the others (they may wait for it).
+        case idle
         /// The reader's last item: every source was handed over.
         case finished
         /// The reader's last item when the ledger failed it (the reprocess queue could not be read).

@@ -151,6 +151,10 @@ struct RecordPipeline {
                     throw error
                 case .end:
                     preconditionFailure("the reader ends only a file it began")
+                case .idle:
+                    try finished.finish(tally: &tally)
+                    try queued.flush()
+                    try transaction.commit()
                 case .finished:
                     try finished.finish(tally: &tally)
                     try queued.flush()
@@ -216,7 +220,7 @@ struct RecordPipeline {
                 return
             case .failed(let error):
                 throw error
-            case .unreadable, .notAnInput, .skipped, .copy, .gone, .begin, .finished:
+            case .unreadable, .notAnInput, .skipped, .copy, .gone, .begin, .idle, .finished:
                 preconditionFailure("the reader ends a file before it sends anything else")
             }
         }
@@ -377,7 +381,10 @@ struct RecordPipeline {
                                 case .claimedElsewhere: elsewhere.append(path)
                                 }
                             }
-                            if !elsewhere.isEmpty { try dealer.wait(seconds: 1) }
+                            if !elsewhere.isEmpty {
+                                try dealer.push(.idle)
+                                try dealer.wait(seconds: 1)
+                            }
                             waiting = elsewhere
                         }
                     }
