@@ -20,15 +20,8 @@ extension AppStoreTranslator {
         var latest: Millis?
         var family = FamilySharing()
         for (path, value) in try list.elements(body, "signedTransactions") {
-            let shared = try list.part(path, value) { list throws(Rejection) -> Bool? in
-                let (transaction, signedDate) = try signed(value, path: path, envelope: envelope)
-                try checkBundle(transaction["bundleId"])
-                if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return true }
-                _ = try translateTransaction(transaction, path: path, envelope: envelope, into: &list, keepRevocation: true)
-                latest = max(latest ?? signedDate, signedDate)
-                return false
-            }
-            family.count(shared)
+            let unit = try transactionUnit(value, path: path, envelope: envelope, into: &list, latest: &latest)
+            family.count(unit?.familyShared)
         }
         try family.check()
         return list.translation(observedAt: latest ?? envelope.receivedAt ?? 0)
@@ -51,21 +44,16 @@ extension AppStoreTranslator {
                 let transactionPath = path + ".signedTransactionInfo", renewalPath = path + ".signedRenewalInfo"
                 var expiry: Millis?
                 if let value = item["signedTransactionInfo"], !value.isNull {
-                    let shared = try list.part(transactionPath, value) { list throws(Rejection) -> Bool? in
-                        let (transaction, signedDate) = try signed(value, path: transactionPath, envelope: envelope)
-                        try checkBundle(transaction["bundleId"])
-                        if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return true }
-                        expiry = try translateTransaction(transaction, path: transactionPath, envelope: envelope,
-                                                          into: &list, keepRevocation: true).expires
-                        latest = max(latest ?? signedDate, signedDate)
-                        return false
-                    }
-                    family.count(shared)
-                    if shared == true { continue }
+                    let unit = try transactionUnit(value, path: transactionPath, envelope: envelope, into: &list,
+                                                   latest: &latest)
+                    family.count(unit?.familyShared)
+                    if unit?.familyShared == true { continue }
+                    expiry = unit?.expires
                 }
                 if let value = item["signedRenewalInfo"], !value.isNull {
                     _ = try list.part(renewalPath, value) { list throws(Rejection) -> Bool? in
-                        let (renewal, signedDate) = try signed(value, path: renewalPath, envelope: envelope)
+                        let (renewal, signedDate) = try signed(value, path: renewalPath, envelope: envelope,
+                                                               bundleRequired: false)
                         try translateRenewal(renewal, path: renewalPath, expiry: expiry, statedAt: signedDate, into: &list)
                         latest = max(latest ?? signedDate, signedDate)
                         return true
@@ -77,6 +65,24 @@ extension AppStoreTranslator {
         return list.translation(observedAt: latest ?? envelope.receivedAt ?? 0)
     }
 
+    /// The signed transaction `value` at `path`, verified and translated as a unit of the record (set aside as a
+    /// part when it cannot be read: `nil`); a family-shared one states nothing. `latest` keeps the latest
+    /// `signedDate` read.
+    private func transactionUnit(_ value: JSON, path: String, envelope: Envelope, into list: inout FactList,
+                                 latest: inout Millis?) throws(Rejection) -> (familyShared: Bool, expires: Millis?)? {
+        var signedAt: Millis?
+        let unit = try list.part(path, value) { list throws(Rejection) -> (familyShared: Bool, expires: Millis?)? in
+            let (transaction, signedDate) = try signed(value, path: path, envelope: envelope, bundleRequired: true)
+            if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return (true, nil) }
+            let expires = try translateTransaction(transaction, path: path, envelope: envelope, into: &list,
+                                                   keepRevocation: true).expires
+            signedAt = signedDate
+            return (false, expires)
+        }
+        if let signedAt { latest = max(latest ?? signedAt, signedAt) }
+        return unit
+    }
+
     /// The response's own `bundleId` (checked when the response names one; every JWS names its own too) and
     /// `environment`.
     private func checkResponse(_ body: JSON) throws(Rejection) {
@@ -85,13 +91,14 @@ extension AppStoreTranslator {
     }
 
     /// The verified payload of the JWS `value` at `path`, and its `signedDate`; its environment checked, and its
-    /// `bundleId` when it has one (a transaction must: its caller checks that; a renewal info may not).
-    private func signed(_ value: JSON, path: String, envelope: Envelope) throws(Rejection) -> (JSON, Millis) {
+    /// `bundleId` (a transaction must have one, `bundleRequired`; a renewal info is checked when it has one).
+    private func signed(_ value: JSON, path: String, envelope: Envelope,
+                        bundleRequired: Bool) throws(Rejection) -> (JSON, Millis) {
         guard case .string(let text) = value, !text.isEmpty else {
             throw .invalid("\(path) is a JSON \(JSON.typeName(value)), not a JWS")
         }
         let payload = try verified(text, envelope: envelope, decoded: nil)
-        if let bundle = payload["bundleId"] { try checkBundle(bundle) }
+        if bundleRequired || payload["bundleId"] != nil { try checkBundle(payload["bundleId"]) }
         try checkEnvironment(payload["environment"])
         guard let signedDate = try millis(payload, "signedDate", path: path) else {
             throw .invalid("\(path) has no numeric signedDate")

@@ -80,7 +80,7 @@ public struct AppleHistoryBuilder: Sendable {
 
     private func mergedPeriods(_ facts: [Statement]) -> [MergedPeriod] {
         var byId: [String: MergedPeriod] = [:]
-        for case .period(let stated) in facts.map(\.fact) {
+        for case .period(let stated) in facts.lazy.map(\.fact) {
             let ref = stated.transactionId
             if var merged = byId[ref] {
                 merged.period.start = stated.start
@@ -154,7 +154,7 @@ public struct AppleHistoryBuilder: Sendable {
     private func episodes(_ facts: [Statement], periods: [Period]) -> [BillingEpisode] {
         let ends = periods.map(\.end).sorted()
         var graceByStart: [Millis: Millis?] = [:]
-        for case .billingIssue(let issue) in facts.map(\.fact) {
+        for case .billingIssue(let issue) in facts.lazy.map(\.fact) {
             let failedAt = ends.last { $0 <= issue.at } ?? issue.at
             if let grace = issue.graceEnd {
                 graceByStart[failedAt] = .some(grace)
@@ -209,7 +209,7 @@ public struct AppleHistoryBuilder: Sendable {
 
     private func purchases(_ facts: [Statement], cancellations: [String: Cancellation]) -> [OneTimePurchase] {
         var byId: [String: OneTimePurchase] = [:]
-        for case .oneTime(let stated) in facts.map(\.fact) {
+        for case .oneTime(let stated) in facts.lazy.map(\.fact) {
             let ref = stated.transactionId
             var purchase = byId[ref] ?? OneTimePurchase(id: ref, productId: "", purchasedAt: stated.purchasedAt)
             purchase.purchasedAt = stated.purchasedAt

@@ -83,38 +83,31 @@ final class PostgresSession: @unchecked Sendable {
     /// never answers a query written to a closed connection, so one must not be sent.
     private func requireOpen(doing: String) throws(LedgerError) {
         guard connection.isClosed else { return }
-        throw LedgerError(kind: .unavailable, path: location.description,
-                          message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
+        throw lost(doing: doing)
     }
 
-    /// Runs `operation` (a statement on this session's connection) like ``blocking(_:)``, but stops waiting when the
-    /// connection closes under it: the server stopped between ``requireOpen(doing:)`` and the statement reaching
-    /// it, and postgres-nio 1.33 then never answers (an ingest hung for good on a server killed mid-run). The
-    /// wait is cut in half-second slices; a closed connection gets one more slice to answer, then is lost.
+    private func lost(doing: String) -> LedgerError {
+        LedgerError(kind: .unavailable, path: location.description,
+                    message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
+    }
+
+    /// Runs `operation` (a statement on this session's connection) and stops waiting when the connection closes
+    /// under it: the server stopped between ``requireOpen(doing:)`` and the statement reaching it, and
+    /// postgres-nio 1.33 then never answers (an ingest hung for good on a server killed mid-run).
     private func onConnection<T: Sendable>(doing: String, _ operation: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = Outcome<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
-            done.signal()
+        let connection = connection
+        do {
+            return try Self.blocking(abandonWhen: { connection.isClosed }, operation)
+        } catch is Abandoned {
+            throw lost(doing: doing)
         }
-        var closedSlices = 0
-        while done.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
-            guard connection.isClosed else { continue }
-            closedSlices += 1
-            if closedSlices > 1 {
-                throw LedgerError(kind: .unavailable, path: location.description,
-                                  message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
-            }
-        }
-        guard let result = box.result else { preconditionFailure("the operation finished without a result") }
-        return try result.get()
     }
 
     /// Runs an `async` operation to its end on a thread that may block (a stage thread, never the cooperative
-    /// pool's), waiting on a semaphore.
-    /// With a `timeout`, gives up waiting after it (throwing ``TimedOut``).
-    static func blocking<T: Sendable>(timeout: DispatchTimeInterval? = nil,
+    /// pool's), waiting on a semaphore in half-second slices. It stops waiting (throwing ``Abandoned``) once
+    /// `timeout` has passed, or once `abandonWhen` has held for two slices in a row (the operation gets one
+    /// more slice to answer); the operation is then left to end on its own.
+    static func blocking<T: Sendable>(timeout: DispatchTimeInterval? = nil, abandonWhen: (@Sendable () -> Bool)? = nil,
                                       _ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let box = Outcome<T>()
         let done = DispatchSemaphore(value: 0)
@@ -122,10 +115,12 @@ final class PostgresSession: @unchecked Sendable {
             do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
             done.signal()
         }
-        if let timeout {
-            guard done.wait(timeout: .now() + timeout) == .success else { throw TimedOut() }
-        } else {
-            done.wait()
+        let deadline = timeout.map { DispatchTime.now() + $0 }
+        var abandonedSlices = 0
+        while done.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+            if let deadline, DispatchTime.now() >= deadline { throw Abandoned() }
+            abandonedSlices = abandonWhen?() == true ? abandonedSlices + 1 : 0
+            if abandonedSlices > 1 { throw Abandoned() }
         }
         guard let result = box.result else { preconditionFailure("the operation finished without a result") }
         return try result.get()
@@ -166,8 +161,8 @@ final class PostgresSession: @unchecked Sendable {
 }
 
 /// Carries a task's result to the waiting thread; the semaphore orders the write before the read.
-/// ``PostgresSession/blocking(timeout:_:)`` waited its time out.
-struct TimedOut: Error {}
+/// ``PostgresSession/blocking(timeout:abandonWhen:_:)`` stopped waiting before its operation ended.
+struct Abandoned: Error {}
 
 private final class Outcome<Value: Sendable>: @unchecked Sendable {
     var result: Result<Value, any Error>?
