@@ -127,6 +127,15 @@ enum LedgerSchema {
         ON CONFLICT (dedup_key) DO NOTHING
         """
 
+    /// ``insertRecord`` over a queued record's old row (reprocess), every column but the key set anew; the
+    /// parameters are numbered as ``insertRecord``'s.
+    static let replaceRecord = """
+        UPDATE records SET source = ?2, outcome = ?3, reason = ?4, file = ?5, member = ?6, position = ?7,
+            received_at = ?8, payload = ?9, dictionary = ?10, rules_version = ?11, bucket = ?12, platform = ?13,
+            subject = ?14, flags = ?15, run = ?16
+        WHERE dedup_key = ?1
+        """
+
     /// A copy of a stored record adds its flags (OR: the same for any order of the copies).
     static let addRecordFlags = """
         UPDATE records SET flags = flags | ? WHERE dedup_key = ? AND (flags | ?) <> flags
@@ -176,10 +185,13 @@ enum LedgerSchema {
 
     // MARK: reprocess
 
-    /// Moves every record onto the queue (payload-less rows too: their files are read again instead).
+    /// Puts every record on the queue by key and provenance only. Its payload stays in `records` until the record
+    /// is written again: copying every payload into the queue and back made a reprocess slower than an ingest. A
+    /// queued record's row in `records` is its old row exactly while the queue row's `payload` is NULL
+    /// (``claimQueuedRecord``, ``stashQueuedRecord``).
     static let queueRecords = """
         INSERT INTO reprocess_queue (origin, key, file, member, position, payload, dictionary)
-        SELECT 'record', dedup_key, file, member, position, payload, dictionary FROM records
+        SELECT 'record', dedup_key, file, member, position, NULL, NULL FROM records WHERE payload IS NOT NULL
         """
 
     static let queueQuarantine = """
@@ -191,32 +203,56 @@ enum LedgerSchema {
     /// Files whose quarantined rows were cut to 4096 bytes by the release before payloads were kept.
     static let legacyQuarantineFiles = "SELECT DISTINCT file FROM quarantine WHERE dictionary IS NULL ORDER BY file"
 
-    static let deleteRecords = "DELETE FROM records"
+    /// Files of records the release before payloads were kept wrote (no payload): read again from the archive.
+    static let payloadlessRecordFiles = "SELECT DISTINCT file FROM records WHERE payload IS NULL ORDER BY file"
+
+    static let deletePayloadlessRecords = "DELETE FROM records WHERE payload IS NULL"
     static let deleteFacts = "DELETE FROM facts"
     static let deleteQueuedQuarantine = "DELETE FROM quarantine WHERE dictionary IS NOT NULL AND part = ''"
     /// Parts of used records: a full reprocess makes them again from their records.
     static let deleteParts = "DELETE FROM quarantine WHERE part <> ''"
     static let deleteLegacyQuarantine = "DELETE FROM quarantine WHERE dictionary IS NULL"
 
-    /// The files of queued rows without a payload: read again from the archive instead.
-    static let payloadlessQueueFiles = """
-        SELECT DISTINCT file FROM reprocess_queue WHERE payload IS NULL ORDER BY file
+    /// A queued record about to be written again (dequeued in this batch): if its old row is still in `records`
+    /// (the queue row has no payload of its own), the queue row goes, and the new outcome replaces the old row
+    /// (``replaceRecord``, or ``deleteRecord`` when it is no record any more), as if every old row had been
+    /// deleted when the reprocess began.
+    static let claimQueuedRecord = """
+        DELETE FROM reprocess_queue WHERE origin = 'record' AND key = ? AND payload IS NULL
         """
 
-    static let deletePayloadlessQueue = "DELETE FROM reprocess_queue WHERE payload IS NULL"
+    /// Another record with the key of a queued record whose old row is still in `records` (a released quarantined
+    /// copy, a file read again) is written first: the old row's payload moves to the queue row, which is read
+    /// later, and ``deleteRecord`` removes the old row, so the new write is the key's first.
+    static let stashQueuedRecord = """
+        UPDATE reprocess_queue SET
+            payload = (SELECT payload FROM records WHERE dedup_key = ?),
+            dictionary = (SELECT dictionary FROM records WHERE dedup_key = ?)
+        WHERE origin = 'record' AND key = ? AND payload IS NULL
+        """
+
+    static let deleteRecord = "DELETE FROM records WHERE dedup_key = ?"
 
     static let setFileReading = "UPDATE files SET state = 'reading' WHERE path = ?"
 
+    /// A page of the queue in provenance order, each with its payload: the queue row's own, or, while it has
+    /// none, its old row's in `records`.
     static let queuePage = """
-        SELECT origin, key, file, member, position, payload, dictionary FROM reprocess_queue
-        WHERE (file, member, position, origin, key) > (?, ?, ?, ?, ?)
-        ORDER BY file, member, position, origin, key
+        SELECT q.origin, q.key, q.file, q.member, q.position,
+            COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
+        FROM reprocess_queue q
+        LEFT JOIN records r ON q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
+        WHERE (q.file, q.member, q.position, q.origin, q.key) > (?, ?, ?, ?, ?)
+        ORDER BY q.file, q.member, q.position, q.origin, q.key
         LIMIT ?
         """
 
     static let queueFirstPage = """
-        SELECT origin, key, file, member, position, payload, dictionary FROM reprocess_queue
-        ORDER BY file, member, position, origin, key
+        SELECT q.origin, q.key, q.file, q.member, q.position,
+            COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
+        FROM reprocess_queue q
+        LEFT JOIN records r ON q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
+        ORDER BY q.file, q.member, q.position, q.origin, q.key
         LIMIT ?
         """
 

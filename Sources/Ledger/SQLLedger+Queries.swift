@@ -123,17 +123,17 @@ extension SQLLedger {
                 try execute(LedgerSchema.deleteQueuedQuarantine, [])
             }
             if scope == .full && underWay != .full {
+                // Records without a payload cannot be translated again: their files are read again instead.
+                reread += try strings(LedgerSchema.payloadlessRecordFiles)
+                try execute(LedgerSchema.deletePayloadlessRecords, [])
                 try execute(LedgerSchema.queueRecords, [])
-                try execute(LedgerSchema.deleteRecords, [])
                 try execute(LedgerSchema.deleteFacts, [])
                 try execute(LedgerSchema.deleteParts, [])
-                // Quarantined rows cut at 4096 bytes cannot be tried again: their files are read again instead,
-                // which quarantines them anew, whole.
+                // Quarantined rows cut at 4096 bytes cannot be tried again either: read again, their files
+                // quarantine them anew, whole.
                 reread += try strings(LedgerSchema.legacyQuarantineFiles)
                 try execute(LedgerSchema.deleteLegacyQuarantine, [])
             }
-            reread += try strings(LedgerSchema.payloadlessQueueFiles)
-            try execute(LedgerSchema.deletePayloadlessQueue, [])
             let files = Array(Set(reread)).sorted()
             for file in files { try execute(LedgerSchema.setFileReading, [.text(file)]) }
             let effective: ReprocessScope = underWay == .full || scope == .full ? .full : .quarantined

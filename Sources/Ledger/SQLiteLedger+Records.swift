@@ -9,22 +9,72 @@ extension SQLiteLedger {
     public var recordsPerTransaction: Int { 100_000 }
 
     public func write(_ writes: [LedgerWrite], dequeuing dequeued: [QueuedRecord.ID]) throws(LedgerError) -> [Bool] {
+        // Queued records of this batch whose old rows are still in `records`: the first write of each key
+        // overwrites its old row in place; those the batch writes no record for (now quarantined) are deleted.
+        var claimed: Set<String> = []
+        for id in dequeued where id.origin == .record {
+            if try claimQueuedRecord(id.key) { claimed.insert(id.key) }
+        }
         var isNew: [Bool] = []
         isNew.reserveCapacity(writes.count)
         for write in writes {
             switch write {
-            case .record(let record, let facts): isNew.append(try store(record, keyedFacts: facts))
+            case .record(let record, let facts):
+                if claimed.remove(record.dedupKey) != nil {
+                    try store(record, keyedFacts: facts, replacingOldRow: true)
+                    isNew.append(true)
+                } else {
+                    try stashQueuedRecord(record.dedupKey)
+                    isNew.append(try store(record, keyedFacts: facts))
+                }
             case .quarantine(let entry): isNew.append(try quarantine(entry))
             }
         }
+        for key in claimed { try deleteRecord(key) }
         for id in dequeued { try dequeue(id) }
         return isNew
     }
 
+    /// A reprocess writes a queued record again: `true` when its old row is still in `records`
+    /// (``LedgerSchema/claimQueuedRecord``).
+    private func claimQueuedRecord(_ key: String) throws(LedgerError) -> Bool {
+        let claim = try prepared(LedgerSchema.claimQueuedRecord)
+        try claim.bind(1, key)
+        try claim.run()
+        return claim.changes > 0
+    }
+
+    /// Before a record is written, a queued record's old row with its key moves its payload to the queue
+    /// (``LedgerSchema/stashQueuedRecord``); outside a reprocess the queue is empty and this finds nothing.
+    private func stashQueuedRecord(_ key: String) throws(LedgerError) {
+        let stash = try prepared(LedgerSchema.stashQueuedRecord)
+        try stash.bind(1, key)
+        try stash.bind(2, key)
+        try stash.bind(3, key)
+        try stash.run()
+        if stash.changes > 0 { try deleteRecord(key) }
+    }
+
+    private func deleteRecord(_ key: String) throws(LedgerError) {
+        let delete = try prepared(LedgerSchema.deleteRecord)
+        try delete.bind(1, key)
+        try delete.run()
+    }
+
     /// Stores one used or excluded record and its facts (see ``write(_:dequeuing:)``); `false` for a duplicate.
     public func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact]) throws(LedgerError) -> Bool {
+        try store(record, keyedFacts: facts, replacingOldRow: false)
+    }
+
+    /// ``store(_:keyedFacts:)``; with `replacingOldRow`, the record's key has its old row from before a reprocess,
+    /// which is overwritten as if it had been deleted first. The payload of a queued record is the old row's, so
+    /// the row keeps its size and SQLite rewrites it in place, leaving its unchanged overflow pages alone: a
+    /// delete and insert of every record made a reprocess slower than the ingest.
+    @discardableResult
+    private func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact],
+                       replacingOldRow: Bool) throws(LedgerError) -> Bool {
         let provenance = record.provenance
-        let insert = try prepared(LedgerSchema.insertRecord)
+        let insert = try prepared(replacingOldRow ? LedgerSchema.replaceRecord : LedgerSchema.insertRecord)
         try insert.bind(1, record.dedupKey)
         try insert.bind(2, record.source.rawValue)
         switch record.outcome {
@@ -47,7 +97,7 @@ extension SQLiteLedger {
         try insert.bind(15, record.flags.rawValue)
         try insert.bind(16, record.run)
         try insert.run()
-        let isNew = insert.changes > 0
+        let isNew = replacingOldRow || insert.changes > 0
         if !isNew, !record.flags.isEmpty {
             let flags = try prepared(LedgerSchema.addRecordFlags)
             try flags.bind(1, record.flags.rawValue)

@@ -51,8 +51,13 @@ extension PostgresLedger {
         let (newRecords, newQuarantine) = try run { session throws(LedgerError) -> (Set<String>, Set<String>) in
             var newRecords: Set<String> = []
             var newQuarantine: Set<String> = []
+            if !staged.queue.isEmpty {
+                try session.copy(into: "stage_dequeue", columns: ["origin", "key"], rows: staged.queue)
+                try session.query(PostgresStaging.claimQueuedRecords)
+            }
             if !staged.records.isEmpty {
                 try session.copy(into: "stage_records", columns: PostgresStaging.recordColumns, rows: staged.records)
+                try session.query(PostgresStaging.stashQueuedRecords)
                 for row in try session.query(PostgresStaging.insertRecords) { newRecords.insert(try row.text(0) ?? "") }
                 try session.query(PostgresStaging.mergeCopies)
             }
@@ -68,10 +73,7 @@ extension PostgresLedger {
                 try session.copy(into: "stage_quarantine", columns: PostgresStaging.quarantineColumns, rows: staged.parts)
                 try session.query(PostgresStaging.insertParts)
             }
-            if !staged.queue.isEmpty {
-                try session.copy(into: "stage_dequeue", columns: ["origin", "key"], rows: staged.queue)
-                try session.query(PostgresStaging.dequeue)
-            }
+            if !staged.queue.isEmpty { try session.query(PostgresStaging.dequeue) }
             // A transaction may hold several batches (the last records of several small files): each batch
             // empties the staging tables after itself; the commit then resets their storage.
             if !staged.records.isEmpty { try session.query("DELETE FROM stage_records") }
@@ -211,6 +213,28 @@ enum PostgresStaging {
         FROM stage_quarantine WHERE part <> '' ORDER BY key, file, member, position
         ON CONFLICT (key) DO UPDATE SET file = excluded.file, member = excluded.member, position = excluded.position
         WHERE (excluded.file, excluded.member, excluded.position) < (quarantine.file, quarantine.member, quarantine.position)
+        """
+
+    /// ``LedgerSchema/claimQueuedRecord`` for every queued record of the batch.
+    static let claimQueuedRecords = """
+        WITH claimed AS (
+            DELETE FROM reprocess_queue q USING stage_dequeue d
+            WHERE d.origin = 'record' AND q.origin = 'record' AND q.key = d.key AND q.payload IS NULL
+            RETURNING q.key
+        )
+        DELETE FROM records r USING claimed c WHERE r.dedup_key = c.key
+        """
+
+    /// ``LedgerSchema/stashQueuedRecord`` for every record of the batch.
+    static let stashQueuedRecords = """
+        WITH stashed AS (
+            UPDATE reprocess_queue q SET payload = r.payload, dictionary = r.dictionary
+            FROM records r
+            WHERE q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
+                AND q.key IN (SELECT dedup_key FROM stage_records)
+            RETURNING q.key
+        )
+        DELETE FROM records r USING stashed s WHERE r.dedup_key = s.key
         """
 
     static let dequeue = """
