@@ -260,6 +260,8 @@ enum LedgerSchema {
 
     static let anyQueued = "SELECT 1 FROM reprocess_queue LIMIT 1"
 
+    static let anyRecordQueued = "SELECT 1 FROM reprocess_queue WHERE origin = 'record' LIMIT 1"
+
     // MARK: statistics
 
     static let fileTotals = """

@@ -15,6 +15,8 @@ extension SQLiteLedger {
         for id in dequeued where id.origin == .record {
             if try claimQueuedRecord(id.key) { claimed.insert(id.key) }
         }
+        // Outside a reprocess no record is queued: one look per batch spares a statement per record.
+        let anyRecordQueued = try exists(LedgerSchema.anyRecordQueued)
         var isNew: [Bool] = []
         isNew.reserveCapacity(writes.count)
         for write in writes {
@@ -24,7 +26,7 @@ extension SQLiteLedger {
                     try store(record, keyedFacts: facts, replacingOldRow: true)
                     isNew.append(true)
                 } else {
-                    try stashQueuedRecord(record.dedupKey)
+                    if anyRecordQueued { try stashQueuedRecord(record.dedupKey) }
                     isNew.append(try store(record, keyedFacts: facts))
                 }
             case .quarantine(let entry): isNew.append(try quarantine(entry))
@@ -45,7 +47,7 @@ extension SQLiteLedger {
     }
 
     /// Before a record is written, a queued record's old row with its key moves its payload to the queue
-    /// (``LedgerSchema/stashQueuedRecord``); outside a reprocess the queue is empty and this finds nothing.
+    /// (``LedgerSchema/stashQueuedRecord``).
     private func stashQueuedRecord(_ key: String) throws(LedgerError) {
         let stash = try prepared(LedgerSchema.stashQueuedRecord)
         try stash.bind(1, key)
