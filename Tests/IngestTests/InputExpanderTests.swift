@@ -20,18 +20,37 @@ import Testing
         try InputExpander.expand(inputs).files.map(\.description)
     }
 
-    @Test func foldersAreWalkedRecursivelyInPathOrder() throws {
+    /// Every file at any depth, grouped by the first folder below the one named (its own files one group), each
+    /// group in path order, the groups spread evenly: the k-th of n files at (2k + 1) / 2n of the way. Here the
+    /// top files and b/ have three each (at 1/6, 3/6, 5/6) and a/ one (at 1/2); ties go in the groups' order.
+    @Test func foldersAreWalkedRecursivelyAndTheirSubfoldersSpread() throws {
         let folder = try tree()
         let root = folder.path + "/root"
-        let expected = ["/a.json", "/a/1.jsonl.gz", "/b/2.ndjson", "/b/deep/3.zip", "/b/deep/4.tar", "/c.tgz", "/x.txt"]
+        let expected = ["/a.json", "/b/2.ndjson", "/c.tgz", "/a/1.jsonl.gz", "/b/deep/3.zip", "/x.txt", "/b/deep/4.tar"]
         #expect(try files([root]) == expected.map { root + $0 })
         #expect(try files([root + "/"]) == files([root]))
+        #expect(try files([root + "/b"]) == ["/b/deep/3.zip", "/b/2.ndjson", "/b/deep/4.tar"].map { root + $0 })
+    }
+
+    /// A folder of App Store notifications by month beside one of daily Play logs: read alternately, each in
+    /// date order, so that the signature checks and the ledger's writes run at once.
+    @Test func sourcesAreReadAlternatelyEachInItsOwnOrder() throws {
+        let folder = try TemporaryFolder()
+        let apple = ["2024-01/01.tar.gz", "2024-01/02.tar.gz", "2024-02/01.tar.gz", "2024-02/02.tar.gz"]
+        let daily = ["2024-01-01.ndjson.gz", "2024-01-02.ndjson.gz"]
+        for name in apple { try folder.write("in/apple/" + name, "{}") }
+        for name in daily { try folder.write("in/daily/" + name, "{}") }
+        try folder.write("in/backend.jsonl", "{}")
+        let order = try files([folder.path + "/in"]).map { String($0.dropFirst(folder.path.count + 4)) }
+        // apple/ at 1/8, 3/8, 5/8, 7/8; daily/ at 1/4, 3/4; the top file at 1/2.
+        #expect(order == ["apple/2024-01/01.tar.gz", "daily/2024-01-01.ndjson.gz", "apple/2024-01/02.tar.gz", "backend.jsonl",
+                          "apple/2024-02/01.tar.gz", "daily/2024-01-02.ndjson.gz", "apple/2024-02/02.tar.gz"])
     }
 
     @Test func filesAreKeptAsGivenAndListedOnce() throws {
         let folder = try tree()
         let root = folder.path + "/root"
-        let first = ["/x.txt", "/c.tgz", "/b/2.ndjson", "/b/deep/3.zip", "/b/deep/4.tar"].map { root + $0 }
+        let first = ["/x.txt", "/c.tgz", "/b/deep/3.zip", "/b/2.ndjson", "/b/deep/4.tar"].map { root + $0 }
         #expect(try files([root + "/x.txt", root + "/c.tgz", root + "/b"]) == first)
         let second = ["/b/2.ndjson", "/b/deep/3.zip", "/b/deep/4.tar"].map { root + $0 }
         #expect(try files([root + "/b/2.ndjson", root + "/b"]) == second)
@@ -46,7 +65,8 @@ import Testing
         #expect(try files([root + "/[ab]/*"]) == bracket)
         #expect(try files([root + "/**/*.tar"]) == [root + "/b/deep/4.tar"])
         #expect(try files([root + "/**/2.ndjson"]) == [root + "/b/2.ndjson"])
-        #expect(try files([folder.path + "/r*t"]) == files([root]))
+        // A folder a pattern matches is walked; a pattern's files are in path order.
+        #expect(try files([folder.path + "/r*t"]) == files([root]).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         // Hidden files match only a pattern that names the dot.
         #expect(try files([root + "/*"]).contains(root + "/._a.json") == false)
         #expect(try files([root + "/*.txt"]) == [root + "/x.txt"])
