@@ -21,7 +21,13 @@ final class PostgresTestServer: @unchecked Sendable {
     static var isAvailable: Bool { binaries != nil }
 
     /// One server for the tests that only need a database of their own (``database(_:)``).
-    static let shared: PostgresTestServer? = try? PostgresTestServer()
+    /// Stopped when the test process exits (a static is never deinitialised, and a server left running would
+    /// outlive every test run).
+    static let shared: PostgresTestServer? = {
+        let server = try? PostgresTestServer()
+        if server != nil { atexit { PostgresTestServer.shared?.stop() } }
+        return server
+    }()
 
     let folder: String
     let port: Int
