@@ -26,6 +26,9 @@ enum SQLDialect: Sendable {
 /// GRDB's `DatabaseMigrator` does it. A step is never edited once released; a change is a new step.
 struct LedgerMigration: Sendable {
     var name: String
+    /// The step only adds indexes: readers work without it (more slowly) and the facts stay as they are, so a
+    /// ledger waiting for it is neither stale nor refused to read-only commands; the next writer applies it.
+    var onlyIndexes = false
     /// The statements of the step (in SQLite's words; see ``SQLDialect/render(_:)``). `ledgerId` is the new
     /// ledger's identity, for the step that stores it.
     var statements: @Sendable (_ ledgerId: String) -> [String]
@@ -35,7 +38,13 @@ struct LedgerMigration: Sendable {
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
     static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases,
-                                          skippedFiles]
+                                          skippedFiles, partialIndexes]
+
+    /// `pending` without the steps that only add indexes (``LedgerMigration/onlyIndexes``).
+    static func needingAWriter(_ pending: [String]) -> [String] {
+        let indexSteps = Set(all.filter(\.onlyIndexes).map(\.name))
+        return pending.filter { !indexSteps.contains($0) }
+    }
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.
     static var baseline: String { v3Tables.name }
@@ -236,6 +245,15 @@ enum LedgerMigrations {
             skipped_at      BIGINT  NOT NULL
         )
         """,
+    ] }
+
+    /// What an ingest counts of its own records, without reading the whole ledger: the subjects of test
+    /// purchases (an excluded `test` record), which every count of records by outcome asks for, and the records
+    /// with `received_at` in seconds. Without them each ingest scanned the whole `records` table twice, payloads
+    /// included, however little it read. Both sets are small, so the partial indexes are too.
+    static let partialIndexes = LedgerMigration(name: "008-partial-indexes", onlyIndexes: true) { _ in [
+        "CREATE INDEX records_test_subjects ON records (platform, subject) WHERE outcome = 'excluded' AND reason = 'test'",
+        "CREATE INDEX records_in_seconds ON records (flags) WHERE flags & 1 <> 0",
     ] }
 }
 

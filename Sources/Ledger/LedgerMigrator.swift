@@ -34,6 +34,12 @@ struct LedgerMigrator {
         case empty
         /// A ledger with these steps still to apply (none: up to date).
         case ledger(pending: [String])
+
+        /// A ledger that read-only commands can read: nothing pending but indexes.
+        var isReadable: Bool {
+            guard case .ledger(let pending) = self else { return false }
+            return LedgerMigrations.needingAWriter(pending).isEmpty
+        }
     }
 
     /// The database's standing; throws `.foreign` or `.newerLedger` for what must be refused.

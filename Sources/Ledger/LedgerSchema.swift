@@ -268,10 +268,15 @@ enum LedgerSchema {
         SELECT COUNT(*), CAST(COALESCE(SUM(read), 0) AS BIGINT) FROM files
         """
 
-    /// Where the records of a run (`run` = ?, or every record when NULL) ended: by source, outcome, reason and
-    /// whether their subject is a test purchase's (some record of the same platform and subject was excluded as
-    /// `test`), with how many had `received_at` in seconds. The marked subjects are few (test purchases).
-    static let recordOutcomes = """
+    /// Where the records ended: by source, outcome, reason and whether their subject is a test purchase's (some
+    /// record of the same platform and subject was excluded as `test`; `records_test_subjects` holds them), with
+    /// how many had `received_at` in seconds. Every record, or (``runOutcomes``) the records of one run, read
+    /// through `records_by_run` so that an ingest counts its own records in the time it took to write them.
+    static let recordOutcomes = outcomes(of: "")
+    static let runOutcomes = outcomes(of: "WHERE r.run = ?")
+
+    private static func outcomes(of records: String) -> String {
+        """
         WITH marked AS (
             SELECT DISTINCT platform, subject FROM records
             WHERE outcome = 'excluded' AND reason = 'test' AND subject IS NOT NULL
@@ -280,14 +285,31 @@ enum LedgerSchema {
             CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
         FROM records r
         LEFT JOIN marked m ON m.platform = r.platform AND m.subject = r.subject
-        WHERE (CAST(? AS TEXT) IS NULL OR r.run = ?)
+        \(records)
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
+    }
+
+    /// Records with `received_at` in seconds: `records_in_seconds` holds them (its condition is this one's).
+    static let recordsInSeconds = "SELECT COUNT(*) FROM records WHERE flags & 1 <> 0"
 
     /// Pub/Sub messages beyond the first of each `messageId` (keys `msg:<id>:<64 hex>`): id conflicts.
     static let messageIdConflicts = """
         SELECT COUNT(*) - COUNT(DISTINCT substr(dedup_key, 1, length(dedup_key) - 64)) FROM records
         WHERE dedup_key >= 'msg:' AND dedup_key < 'msg;'
+        """
+
+    /// The id conflicts one run (`run` = ?) added: its messages whose `messageId` another record has, of an
+    /// earlier run or with a smaller key. Summed over the runs, that is ``messageIdConflicts``.
+    static let runMessageIdConflicts = """
+        SELECT COUNT(*) FROM records r
+        WHERE r.run = ? AND r.dedup_key >= 'msg:' AND r.dedup_key < 'msg;'
+            AND EXISTS (
+                SELECT 1 FROM records o
+                WHERE o.dedup_key >= substr(r.dedup_key, 1, length(r.dedup_key) - 64)
+                    AND o.dedup_key < substr(r.dedup_key, 1, length(r.dedup_key) - 64) || 'g'
+                    AND o.dedup_key <> r.dedup_key
+                    AND (COALESCE(o.run, '') <> r.run OR o.dedup_key < r.dedup_key))
         """
 
     /// Whole quarantined records by reason (first column 0), and parts of used records (1).

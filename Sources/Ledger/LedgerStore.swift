@@ -98,6 +98,9 @@ public protocol LedgerStore: AnyObject {
     /// does: a test purchase's records as excluded, whichever arrived first. This is how an ingest reports where
     /// its own records ended.
     func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes
+    /// How many records had `received_at` in epoch seconds (any copy of them), read through a partial index: an
+    /// ingest takes it before and after to say how many its records added, without scanning the ledger.
+    func recordsReceivedInSeconds() throws(LedgerError) -> Int
     /// Every ``IngestWarning`` of the ledger, by raw value: derived from what it stores, so equal for any order of
     /// the same inputs and unchanged by a re-run.
     func warnings() throws(LedgerError) -> [String: Int]

@@ -9,7 +9,7 @@ extension SQLLedger {
     // MARK: standing
 
     public func standing(rulesVersion: Int64) throws(LedgerError) -> LedgerStanding {
-        let pending = try pendingMigrations()
+        let pending = LedgerMigrations.needingAWriter(try pendingMigrations())
         guard pending.isEmpty else {
             return LedgerStanding(ledgerId: "", rulesVersion: nil, reprocess: nil, pendingMigrations: pending,
                                   recordsWithoutPayload: true, isEmpty: false)
@@ -200,7 +200,8 @@ extension SQLLedger {
 
     public func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes {
         var outcomes = RecordOutcomes()
-        try eachRow(LedgerSchema.recordOutcomes, [.text(run), .text(run)]) { row throws(LedgerError) in
+        let (sql, values): (String, [SQLValue]) = run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])
+        try eachRow(sql, values) { row throws(LedgerError) in
             let source = try row.requiredText(0)
             let count = Int(try row.requiredInteger(4))
             var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
@@ -208,7 +209,17 @@ extension SQLLedger {
             outcomes.add(source: source, excludedFor: reason, count: count)
             outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
         }
+        let conflicts: (String, [SQLValue]) = run.map { (LedgerSchema.runMessageIdConflicts, [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
+        try eachRow(conflicts.0, conflicts.1) { row throws(LedgerError) in
+            outcomes.messageIdConflicts = Int(try row.integer(0) ?? 0)
+        }
         return outcomes
+    }
+
+    public func recordsReceivedInSeconds() throws(LedgerError) -> Int {
+        var count = 0
+        try eachRow(LedgerSchema.recordsInSeconds, []) { row throws(LedgerError) in count = Int(try row.integer(0) ?? 0) }
+        return count
     }
 
     public func warnings() throws(LedgerError) -> [String: Int] {
@@ -218,13 +229,7 @@ extension SQLLedger {
     /// Every ``IngestWarning``: seconds from the records' flags, conflicts from the Pub/Sub keys, parts from the
     /// quarantine.
     private func warnings(outcomes: RecordOutcomes, parts: Int) throws(LedgerError) -> [String: Int] {
-        var conflicts = 0
-        try eachRow(LedgerSchema.messageIdConflicts, []) { row throws(LedgerError) in conflicts = Int(try row.integer(0) ?? 0) }
-        return [
-            IngestWarning.timestampsInSeconds.rawValue: outcomes.receivedInSeconds,
-            IngestWarning.messageIdConflicts.rawValue: conflicts,
-            IngestWarning.partsQuarantined.rawValue: parts,
-        ]
+        outcomes.warnings(partsQuarantined: parts)
     }
 
     /// Whole quarantined records by reason, and the number of parts of used records.

@@ -37,7 +37,7 @@ public final class SQLiteLedger: SQLLedger {
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.execute("PRAGMA synchronous = NORMAL")
         case .readOnly:
-            guard standing == .ledger(pending: []) else {
+            guard standing.isReadable else {
                 throw LedgerError(kind: standing == .empty ? .foreign : .needsReprocess, path: path,
                                   message: standing == .empty
                                     ? "not a subledger ledger (it holds no tables); run `subledger ingest` to make one"

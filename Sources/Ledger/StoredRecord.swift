@@ -81,8 +81,19 @@ public struct RecordOutcomes: Sendable, Hashable {
     public var bySource: [SourceCount] = []
     /// Records whose `received_at` was in epoch seconds.
     public var receivedInSeconds = 0
+    /// Pub/Sub messages whose `messageId` another message has (``LedgerSchema/runMessageIdConflicts``).
+    public var messageIdConflicts = 0
 
     public init() {}
+
+    /// The ``IngestWarning``s these records give, with `partsQuarantined` parts of records quarantined.
+    public func warnings(partsQuarantined: Int) -> [String: Int] {
+        [
+            IngestWarning.timestampsInSeconds.rawValue: receivedInSeconds,
+            IngestWarning.messageIdConflicts.rawValue: messageIdConflicts,
+            IngestWarning.partsQuarantined.rawValue: partsQuarantined,
+        ]
+    }
 
     public var excluded: Int { excludedByReason.values.reduce(0, +) }
 

@@ -77,6 +77,28 @@ import Testing
         }
     }
 
+    /// A ledger written before `008-partial-indexes` (indexes only) is read as it is and is not stale: upgrading
+    /// subledger must not make a nightly job reprocess years of records, or refuse `report`. The next writer
+    /// adds the indexes.
+    @Test func aLedgerWaitingOnlyForAnIndexIsReadableAndNotStale() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("index.sqlite")
+        try transaction(try writableLedger(path)) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("uuid:r1"), facts: [googleFact("tok-a")])
+            try ledger.setRulesVersion(7)
+        }
+        let older = try SQLiteConnection(path: path, mode: .readWrite)
+        try older.execute("DROP INDEX records_test_subjects")
+        try older.execute("DROP INDEX records_in_seconds")
+        try older.execute("DELETE FROM migrations WHERE name = '008-partial-indexes'")
+        let reader = try SQLiteLedger(path: path, access: .readOnly)
+        #expect(try reader.standing(rulesVersion: 7).isStale(for: 7) == false)
+        #expect(try reader.statistics().used == 1)
+        _ = try writableLedger(path)
+        #expect(try older.strings("SELECT name FROM sqlite_schema WHERE name LIKE 'records_%' ORDER BY name")
+                == ["records_by_bucket", "records_by_run", "records_in_seconds", "records_test_subjects"])
+    }
+
     /// A ledger from before schema versions (four tables, user_version 0) cannot be upgraded: refused.
     @Test func aLedgerFromBeforeSchemaVersionsIsRefused() throws {
         let directory = try TemporaryDirectory()

@@ -30,7 +30,7 @@ public final class PostgresLedger: SQLLedger {
         postgres = location
         session = try PostgresSession(location)
         let standing = try LedgerMigrator().standing(of: session)
-        if access == .readOnly && standing != .ledger(pending: []) {
+        if access == .readOnly && !standing.isReadable {
             throw LedgerError(kind: standing == .empty ? .foreign : .needsReprocess, path: location.description,
                               message: standing == .empty
                                 ? "holds no subledger ledger; run `subledger ingest --db \(location)` to make one"
