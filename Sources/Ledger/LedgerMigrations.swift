@@ -178,7 +178,7 @@ enum LedgerMigrations {
 
     /// The work list of a reprocess: the records and quarantined records to translate again, put here in one
     /// transaction and deleted from here in the same transaction as their new rows are written, so that a killed
-    /// reprocess resumes where it stopped. Read in provenance order, as an ingest reads files. A quarantined
+    /// reprocess resumes where it stopped (read as ``ReprocessQueueReader`` says). A quarantined
     /// record moves here with its bytes; a record is queued by key, and `payload` stays NULL while its old row in
     /// `records` holds it (``LedgerSchema/queueRecords``).
     static let reprocessQueue = LedgerMigration(name: "004-reprocess-queue") { _ in [

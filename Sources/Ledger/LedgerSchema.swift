@@ -185,7 +185,8 @@ enum LedgerSchema {
 
     // MARK: reprocess
 
-    /// Puts every record on the queue by key and provenance only. Its payload stays in `records` until the record
+    /// Puts every record on the queue by key and provenance only, in the order of the table (on SQLite, the order
+    /// the records were stored in, which its queue reader keeps). Its payload stays in `records` until the record
     /// is written again: copying every payload into the queue and back made a reprocess slower than an ingest. A
     /// queued record's row in `records` is its old row exactly while the queue row's `payload` is NULL
     /// (``claimQueuedRecord``, ``stashQueuedRecord``).
@@ -244,6 +245,17 @@ enum LedgerSchema {
         LEFT JOIN records r ON q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
         WHERE (q.file, q.member, q.position, q.origin, q.key) > (?, ?, ?, ?, ?)
         ORDER BY q.file, q.member, q.position, q.origin, q.key
+        LIMIT ?
+        """
+
+    /// ``queuePage`` in the order the queue's rows were inserted (SQLite's rowid; see `SQLiteQueueReader`).
+    static let queuePageInStoredOrder = """
+        SELECT q.rowid, q.origin, q.key, q.file, q.member, q.position,
+            COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
+        FROM reprocess_queue q
+        LEFT JOIN records r ON q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
+        WHERE q.rowid > ?
+        ORDER BY q.rowid
         LIMIT ?
         """
 

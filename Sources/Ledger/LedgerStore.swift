@@ -75,7 +75,7 @@ public protocol LedgerStore: AnyObject {
     /// release before payloads were kept) are not queued: their files are set back to `reading`, to be read
     /// again from their archives. Returns the paths of those files.
     func queueForReprocess(_ scope: ReprocessScope) throws(LedgerError) -> [String]
-    /// A reader of the queue in provenance order, for the reader thread.
+    /// A reader of the queue in its engine's order (``ReprocessQueueReader``), for the reader thread.
     func queueReader() -> any ReprocessQueueReader
     /// Ends a reprocess (the queue is empty): every record's facts are now those of `rulesVersion`.
     func finishReprocess(rulesVersion: Int64) throws(LedgerError)
@@ -242,7 +242,8 @@ public struct QueuedRecord: Sendable {
     }
 }
 
-/// Reads the reprocess queue in provenance order, a page at a time, on the reader thread.
+/// Reads the reprocess queue a page at a time, on the reader thread, in a fixed order: on SQLite the order the
+/// records were stored in, on PostgreSQL provenance order. Any order gives the same ledger.
 public protocol ReprocessQueueReader: AnyObject, Sendable {
     /// The next queued records after `after` (all from the start when `nil`), at most `limit`.
     func page(after: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord]

@@ -15,6 +15,7 @@ extension SQLiteLedger {
         for id in dequeued where id.origin == .record {
             if try claimQueuedRecord(id.key) { claimed.insert(id.key) }
         }
+        let claimedRows = claimed
         // Outside a reprocess no record is queued: one look per batch spares a statement per record.
         let anyRecordQueued = try exists(LedgerSchema.anyRecordQueued)
         var isNew: [Bool] = []
@@ -33,7 +34,8 @@ extension SQLiteLedger {
             }
         }
         for key in claimed { try deleteRecord(key) }
-        for id in dequeued { try dequeue(id) }
+        // A claimed record's queue row is gone already.
+        for id in dequeued where id.origin != .record || !claimedRows.contains(id.key) { try dequeue(id) }
         return isNew
     }
 

@@ -6,7 +6,7 @@ import Ledger
 /// What the pipeline reads, in order: records kept on the ledger's reprocess queue, manifest files to read again,
 /// and the archives a user named.
 enum RecordSource: Sendable {
-    /// The reprocess queue, in provenance order.
+    /// The reprocess queue, in its reader's order.
     case queue(any ReprocessQueueReader)
     /// Manifest files read again from their recorded paths: read only if the bytes there are still the same.
     case manifestFiles([FileFingerprint])
