@@ -248,12 +248,14 @@ enum LedgerMigrations {
     ] }
 
     /// What an ingest counts of its own records, without reading the whole ledger: the subjects of test
-    /// purchases (an excluded `test` record), which every count of records by outcome asks for, and the records
-    /// with `received_at` in seconds. Without them each ingest scanned the whole `records` table twice, payloads
-    /// included, however little it read. Both sets are small, so the partial indexes are too.
+    /// purchases (an excluded `test` record), which every count of records by outcome asks for, the records with
+    /// `received_at` in seconds, and the quarantined parts of used records. Without them each ingest scanned the
+    /// whole `records` table twice, payloads included, however little it read. The sets are small, and so are
+    /// the partial indexes.
     static let partialIndexes = LedgerMigration(name: "008-partial-indexes", onlyIndexes: true) { _ in [
         "CREATE INDEX records_test_subjects ON records (platform, subject) WHERE outcome = 'excluded' AND reason = 'test'",
         "CREATE INDEX records_in_seconds ON records (flags) WHERE flags & 1 <> 0",
+        "CREATE INDEX quarantine_parts ON quarantine (part) WHERE part <> ''",
     ] }
 }
 

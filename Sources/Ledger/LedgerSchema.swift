@@ -302,8 +302,11 @@ enum LedgerSchema {
         """
     }
 
-    /// Records with `received_at` in seconds: `records_in_seconds` holds them (its condition is this one's).
-    static let recordsInSeconds = "SELECT COUNT(*) FROM records WHERE flags & 1 <> 0"
+    /// Records with `received_at` in seconds, and parts of used records quarantined on their own: the partial
+    /// indexes `records_in_seconds` and `quarantine_parts` hold them (their conditions are these).
+    static let warningCounts = """
+        SELECT (SELECT COUNT(*) FROM records WHERE flags & 1 <> 0), (SELECT COUNT(*) FROM quarantine WHERE part <> '')
+        """
 
     /// Pub/Sub messages beyond the first of each `messageId` (keys `msg:<id>:<64 hex>`): id conflicts.
     static let messageIdConflicts = """
@@ -311,8 +314,11 @@ enum LedgerSchema {
         WHERE dedup_key >= 'msg:' AND dedup_key < 'msg;'
         """
 
-    /// The id conflicts one run (`run` = ?) added: its messages whose `messageId` another record has, of an
-    /// earlier run or with a smaller key. Summed over the runs, that is ``messageIdConflicts``.
+    /// The id conflicts one run (`run` = ?) added: its messages whose `messageId` another record has, of
+    /// another run or with a smaller key (the key range finds the id's keys through the index; the equal prefix
+    /// keeps out an id that merely starts with this one and a colon). Summed over runs that followed one another,
+    /// that is ``messageIdConflicts``; two ingests sharing a ledger at the same time may each count a conflict
+    /// between their own messages.
     static let runMessageIdConflicts = """
         SELECT COUNT(*) FROM records r
         WHERE r.run = ? AND r.dedup_key >= 'msg:' AND r.dedup_key < 'msg;'
@@ -320,6 +326,7 @@ enum LedgerSchema {
                 SELECT 1 FROM records o
                 WHERE o.dedup_key >= substr(r.dedup_key, 1, length(r.dedup_key) - 64)
                     AND o.dedup_key < substr(r.dedup_key, 1, length(r.dedup_key) - 64) || 'g'
+                    AND substr(o.dedup_key, 1, length(o.dedup_key) - 64) = substr(r.dedup_key, 1, length(r.dedup_key) - 64)
                     AND o.dedup_key <> r.dedup_key
                     AND (COALESCE(o.run, '') <> r.run OR o.dedup_key < r.dedup_key))
         """

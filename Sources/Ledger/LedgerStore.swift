@@ -98,9 +98,10 @@ public protocol LedgerStore: AnyObject {
     /// does: a test purchase's records as excluded, whichever arrived first. This is how an ingest reports where
     /// its own records ended.
     func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes
-    /// How many records had `received_at` in epoch seconds (any copy of them), read through a partial index: an
-    /// ingest takes it before and after to say how many its records added, without scanning the ledger.
-    func recordsReceivedInSeconds() throws(LedgerError) -> Int
+    /// How many records had `received_at` in epoch seconds (any copy of them) and how many parts of used records
+    /// are quarantined, read through partial indexes: an ingest takes them before and after to say what it
+    /// added, without scanning the ledger (other ingests writing at the same time count in too).
+    func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int)
     /// Every ``IngestWarning`` of the ledger, by raw value: derived from what it stores, so equal for any order of
     /// the same inputs and unchanged by a re-run.
     func warnings() throws(LedgerError) -> [String: Int]
@@ -245,6 +246,7 @@ public struct QueuedRecord: Sendable {
 /// Reads the reprocess queue a page at a time, on the reader thread, in a fixed order: on SQLite the order the
 /// records were stored in, on PostgreSQL provenance order. Any order gives the same ledger.
 public protocol ReprocessQueueReader: AnyObject, Sendable {
-    /// The next queued records after `after` (all from the start when `nil`), at most `limit`.
+    /// At most `limit` queued records: from the start when `after` is `nil`, else the ones after `after`, which
+    /// must be the last record of the page before (the SQLite reader keeps its place itself).
     func page(after: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord]
 }

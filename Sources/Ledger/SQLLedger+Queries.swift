@@ -216,10 +216,12 @@ extension SQLLedger {
         return outcomes
     }
 
-    public func recordsReceivedInSeconds() throws(LedgerError) -> Int {
-        var count = 0
-        try eachRow(LedgerSchema.recordsInSeconds, []) { row throws(LedgerError) in count = Int(try row.integer(0) ?? 0) }
-        return count
+    public func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int) {
+        var counts = (receivedInSeconds: 0, partsQuarantined: 0)
+        try eachRow(LedgerSchema.warningCounts, []) { row throws(LedgerError) in
+            counts = (Int(try row.integer(0) ?? 0), Int(try row.integer(1) ?? 0))
+        }
+        return counts
     }
 
     public func warnings() throws(LedgerError) -> [String: Int] {

@@ -66,7 +66,8 @@ extension SQLiteLedger {
     }
 
     /// Stores one used or excluded record and its facts (see ``write(_:dequeuing:)``); `false` for a duplicate.
-    public func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact]) throws(LedgerError) -> Bool {
+    /// Outside ``write(_:dequeuing:)`` only in tests: it skips the reprocess queue's claim and stash.
+    func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact]) throws(LedgerError) -> Bool {
         try store(record, keyedFacts: facts, replacingOldRow: false)
     }
 

@@ -59,7 +59,7 @@ public struct IngestJob {
             let store = session.store
             let pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
                                           dictionaries: try session.dictionaries(sampling: sample), progress: progress)
-            let inSecondsBefore = try store.recordsReceivedInSeconds()
+            let before = try store.warningCounts()
             for skipped in expansion.skipped { try store.skipFile(skipped) }
             let tally = try pipeline.run([.inputs(files, claimer: try store.fileClaimer())], into: store)
             outcome.statistics = tally.statistics
@@ -71,11 +71,12 @@ public struct IngestJob {
             // What this run added to the ledger's warnings (its totals are `status`'s), read through indexes, so
             // that a nightly ingest never scans the whole ledger: records that now have `received_at` in seconds
             // (a copy in seconds of a record stored before counts too), this run's message-id conflicts, and the
-            // parts of its new records.
+            // parts quarantined since it began.
+            let after = try store.warningCounts()
             outcome.statistics.warnings = [
-                IngestWarning.timestampsInSeconds.rawValue: try store.recordsReceivedInSeconds() - inSecondsBefore,
+                IngestWarning.timestampsInSeconds.rawValue: after.receivedInSeconds - before.receivedInSeconds,
                 IngestWarning.messageIdConflicts.rawValue: outcomes.messageIdConflicts,
-                IngestWarning.partsQuarantined.rawValue: tally.statistics.warnings[IngestWarning.partsQuarantined.rawValue] ?? 0,
+                IngestWarning.partsQuarantined.rawValue: after.partsQuarantined - before.partsQuarantined,
             ]
             outcome.unchanged = tally.unchanged
             outcome.copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }

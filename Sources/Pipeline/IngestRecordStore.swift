@@ -15,8 +15,6 @@ struct IngestRecordStore {
     /// Event-time range of the facts of this file's used records (ms, UTC), as `status` defines it.
     private var firstEventAt: Millis?
     private var lastEventAt: Millis?
-    /// Parts of the new records quarantined on their own (their rows are new with the record).
-    private var partsQuarantined = 0
     /// Records added and not yet written.
     private var pending: [IngestBatchQueue.Record] = []
 
@@ -98,9 +96,7 @@ struct IngestRecordStore {
                 }
                 switch (new, stored.outcome) {
                 case (false, _): counts.duplicate += 1
-                case (true, .used):
-                    counts.used += 1
-                    partsQuarantined += stored.parts.count
+                case (true, .used): counts.used += 1
                 case (true, .excluded(let reason)):
                     counts.excluded += 1
                     excludedByReason[reason.rawValue, default: 0] += 1
@@ -122,7 +118,6 @@ struct IngestRecordStore {
         statistics.quarantined += counts.quarantined
         statistics.excludedByReason.merge(excludedByReason, uniquingKeysWith: +)
         statistics.quarantinedByReason.merge(quarantinedByReason, uniquingKeysWith: +)
-        statistics.warnings[IngestWarning.partsQuarantined.rawValue, default: 0] += partsQuarantined
         if let firstEventAt { statistics.firstEventAt = min(statistics.firstEventAt ?? firstEventAt, firstEventAt) }
         if let lastEventAt { statistics.lastEventAt = max(statistics.lastEventAt ?? lastEventAt, lastEventAt) }
     }

@@ -90,6 +90,7 @@ import Testing
         let older = try SQLiteConnection(path: path, mode: .readWrite)
         try older.execute("DROP INDEX records_test_subjects")
         try older.execute("DROP INDEX records_in_seconds")
+        try older.execute("DROP INDEX quarantine_parts")
         try older.execute("DELETE FROM migrations WHERE name = '008-partial-indexes'")
         let reader = try SQLiteLedger(path: path, access: .readOnly)
         #expect(try reader.standing(rulesVersion: 7).isStale(for: 7) == false)

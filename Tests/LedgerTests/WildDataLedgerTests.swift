@@ -90,6 +90,33 @@ import Testing
         #expect(try ledger.warnings()["message_id_conflicts"] == 2)
     }
 
+    /// An ingest counts the conflicts its own records add (through its run, never the whole ledger), and runs
+    /// one after another add up to the ledger's count; an id that only starts with another id and a colon is
+    /// another id.
+    @Test func eachRunCountsTheMessageIdConflictsItAdds() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("l.sqlite"))
+        let hex = { (c: Character) in String(repeating: c, count: 64) }
+        let runs: [(run: String, keys: [String])] = [
+            ("first", ["msg:7:" + hex("a"), "msg:a:B:" + hex("a"), "msg:9:" + hex("a"), "msg:9:" + hex("b")]),
+            ("second", ["msg:7:" + hex("b"), "msg:a:" + hex("a"), "msg:9:" + hex("c"), "msg:8:" + hex("a"), "msg:8:" + hex("b")]),
+        ]
+        var added: [Int] = []
+        var position: Int64 = 0
+        for (run, keys) in runs {
+            try transaction(ledger) { ledger in
+                for key in keys {
+                    position += 1
+                    _ = try ledger.store(record(key, subject: nil, position: position, run: run), facts: [])
+                }
+            }
+            added.append(try ledger.recordOutcomes(run: run).messageIdConflicts)
+        }
+        // first: 9:b after 9:a. second: 7:b (7:a earlier), 9:c (9:a, 9:b earlier), 8:b after 8:a; `a` is not `a:B`.
+        #expect(added == [1, 3])
+        #expect(try ledger.warnings()["message_id_conflicts"] == 4)
+    }
+
     /// Issue 18: a ledger written before times were checked may hold an instant at the edge of Int64. `status`
     /// must still answer (its event range is the reports' window), and the instant must still render.
     @Test func extremeInstantsInALedgerDoNotTrap() throws {
