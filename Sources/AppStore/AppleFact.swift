@@ -246,12 +246,7 @@ public enum AppleFactCodec {
 
     /// The row of `fact`, stated at `observedAt`.
     public static func encode(_ fact: AppleFact, observedAt: Millis) -> Fact {
-        func row(_ kind: Fact.Kind, _ subject: String, at: Millis, ref: String? = nil, detail: String? = nil,
-                 productId: String? = nil, end: Millis? = nil, amountMicros: Int64? = nil, currency: String? = nil,
-                 flags: Fact.Flags = []) -> Fact {
-            Fact(platform: .apple, subject: subject, kind: kind, at: at, observedAt: observedAt, ref: ref, detail: detail,
-                 productId: productId, end: end, amountMicros: amountMicros, currency: currency, flags: flags)
-        }
+        let row = Fact.Rows(platform: .apple, observedAt: observedAt)
         switch fact {
         case .period(let p):
             var flags: Fact.Flags = []

@@ -105,3 +105,25 @@ public struct Fact: Sendable, Hashable {
         public static let inferred = Flags(rawValue: 1 << 4)
     }
 }
+
+extension Fact {
+    /// The rows a store's fact codec writes for one statement: every row of `platform`, stated at `observedAt`
+    /// (ms, UTC), so that each kind's layout names only what it fills.
+    public struct Rows: Sendable {
+        public let platform: Platform
+        public let observedAt: Millis
+
+        public init(platform: Platform, observedAt: Millis) {
+            self.platform = platform
+            self.observedAt = observedAt
+        }
+
+        public func callAsFunction(_ kind: Kind, _ subject: String, at: Millis, ref: String? = nil,
+                                   detail: String? = nil, productId: String? = nil, end: Millis? = nil,
+                                   amountMicros: Int64? = nil, currency: String? = nil, flags: Flags = []) -> Fact {
+            Fact(platform: platform, subject: subject, kind: kind, at: at, observedAt: observedAt, ref: ref,
+                 detail: detail, productId: productId, end: end, amountMicros: amountMicros, currency: currency,
+                 flags: flags)
+        }
+    }
+}

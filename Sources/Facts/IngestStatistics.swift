@@ -95,6 +95,15 @@ public enum IngestWarning: String, Sendable, Hashable, CaseIterable {
     /// Unusable parts of used records (a receipt's transaction, a line item), each quarantined on its own.
     case partsQuarantined = "parts_quarantined"
 
+    /// The `warnings` object (`cli.md`) of these counts, every key present.
+    public static func counts(timestampsInSeconds: Int, messageIdConflicts: Int, partsQuarantined: Int) -> [String: Int] {
+        [
+            Self.timestampsInSeconds.rawValue: timestampsInSeconds,
+            Self.messageIdConflicts.rawValue: messageIdConflicts,
+            Self.partsQuarantined.rawValue: partsQuarantined,
+        ]
+    }
+
     /// One sentence for stderr saying what `count` of these means.
     public func sentence(_ count: Int) -> String {
         switch self {

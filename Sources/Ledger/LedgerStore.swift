@@ -246,7 +246,7 @@ public struct QueuedRecord: Sendable {
 /// Reads the reprocess queue a page at a time, on the reader thread, in a fixed order: on SQLite the order the
 /// records were stored in, on PostgreSQL provenance order. Any order gives the same ledger.
 public protocol ReprocessQueueReader: AnyObject, Sendable {
-    /// At most `limit` queued records: from the start when `after` is `nil`, else the ones after `after`, which
-    /// must be the last record of the page before (the SQLite reader keeps its place itself).
-    func page(after: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord]
+    /// The next (at most `limit`) queued records: a new reader starts at the beginning of the queue, and each call
+    /// goes on where the one before ended. Empty at the end.
+    func nextPage(limit: Int) throws(LedgerError) -> [QueuedRecord]
 }

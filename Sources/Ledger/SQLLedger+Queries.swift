@@ -194,7 +194,7 @@ extension SQLLedger {
             statistics.firstEventAt = try row.integer(0)
             statistics.lastEventAt = try row.integer(1)
         }
-        statistics.warnings = try warnings(outcomes: outcomes, parts: quarantine.parts)
+        statistics.warnings = warnings(outcomes: outcomes, parts: quarantine.parts)
         return statistics
     }
 
@@ -225,13 +225,14 @@ extension SQLLedger {
     }
 
     public func warnings() throws(LedgerError) -> [String: Int] {
-        try warnings(outcomes: recordOutcomes(run: nil), parts: quarantineCounts().parts)
+        warnings(outcomes: try recordOutcomes(run: nil), parts: try quarantineCounts().parts)
     }
 
     /// Every ``IngestWarning``: seconds from the records' flags, conflicts from the Pub/Sub keys, parts from the
     /// quarantine.
-    private func warnings(outcomes: RecordOutcomes, parts: Int) throws(LedgerError) -> [String: Int] {
-        outcomes.warnings(partsQuarantined: parts)
+    private func warnings(outcomes: RecordOutcomes, parts: Int) -> [String: Int] {
+        IngestWarning.counts(timestampsInSeconds: outcomes.receivedInSeconds,
+                             messageIdConflicts: outcomes.messageIdConflicts, partsQuarantined: parts)
     }
 
     /// Whole quarantined records by reason, and the number of parts of used records.
@@ -322,7 +323,8 @@ extension SQLLedger {
         var details: [RecordDetail] = []
         try eachRow(sql, values) { row throws(LedgerError) in
             let member = try row.requiredText(5)
-            let raw = try row.bytes(8).flatMap { decompressor.decompress($0, dictionaryId: (try? row.integer(9)) ?? 0 ?? 0) }
+            let dictionaryId = try row.integer(9) ?? 0
+            let raw = try row.bytes(8).flatMap { decompressor.decompress($0, dictionaryId: dictionaryId) }
             details.append(RecordDetail(
                 dedupKey: try row.requiredText(0), source: try row.requiredText(1), outcome: try row.requiredText(2),
                 reason: try row.text(3),

@@ -36,7 +36,7 @@ final class SQLiteQueueReader: ReprocessQueueReader, @unchecked Sendable {
         self.path = path
     }
 
-    func page(after last: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord] {
+    func nextPage(limit: Int) throws(LedgerError) -> [QueuedRecord] {
         let connection: SQLiteConnection
         if let open = self.connection {
             connection = open
@@ -44,7 +44,6 @@ final class SQLiteQueueReader: ReprocessQueueReader, @unchecked Sendable {
             connection = try SQLiteConnection(path: path, mode: .readOnly)
             self.connection = connection
         }
-        if last == nil { cursor = 0 }
         let statement = try connection.prepare(LedgerSchema.queuePageInStoredOrder)
         try statement.bind(1, cursor)
         try statement.bind(2, limit)

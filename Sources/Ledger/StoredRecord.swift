@@ -86,15 +86,6 @@ public struct RecordOutcomes: Sendable, Hashable {
 
     public init() {}
 
-    /// The ``IngestWarning``s these records give, with `partsQuarantined` parts of records quarantined.
-    public func warnings(partsQuarantined: Int) -> [String: Int] {
-        [
-            IngestWarning.timestampsInSeconds.rawValue: receivedInSeconds,
-            IngestWarning.messageIdConflicts.rawValue: messageIdConflicts,
-            IngestWarning.partsQuarantined.rawValue: partsQuarantined,
-        ]
-    }
-
     public var excluded: Int { excludedByReason.values.reduce(0, +) }
 
     /// Counts `count` records of `source`: used when `excludedFor` is `nil`, else excluded for that reason.

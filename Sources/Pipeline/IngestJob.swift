@@ -73,11 +73,10 @@ public struct IngestJob {
             // (a copy in seconds of a record stored before counts too), this run's message-id conflicts, and the
             // parts quarantined since it began.
             let after = try store.warningCounts()
-            outcome.statistics.warnings = [
-                IngestWarning.timestampsInSeconds.rawValue: after.receivedInSeconds - before.receivedInSeconds,
-                IngestWarning.messageIdConflicts.rawValue: outcomes.messageIdConflicts,
-                IngestWarning.partsQuarantined.rawValue: after.partsQuarantined - before.partsQuarantined,
-            ]
+            outcome.statistics.warnings = IngestWarning.counts(
+                timestampsInSeconds: after.receivedInSeconds - before.receivedInSeconds,
+                messageIdConflicts: outcomes.messageIdConflicts,
+                partsQuarantined: after.partsQuarantined - before.partsQuarantined)
             outcome.unchanged = tally.unchanged
             outcome.copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }
             return outcome

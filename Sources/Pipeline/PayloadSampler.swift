@@ -21,7 +21,7 @@ struct PayloadSampler {
     func samples(queue: (any ReprocessQueueReader)?, files: [String]) -> [[UInt8]] {
         var samples: [[UInt8]] = []
         var bytes = 0
-        if let queue, let page = try? queue.page(after: nil, limit: maxRecords / 2) {
+        if let queue, let page = try? queue.nextPage(limit: maxRecords / 2) {
             let decompressor = PayloadDecompressor(dictionaries: dictionaries)
             for queued in page {
                 guard let record = decompressor.bytes(of: queued.payload) else { continue }

@@ -490,13 +490,11 @@ private struct Dealer {
 
     /// Hands over the reprocess queue, page by page.
     mutating func readQueue(_ reader: any ReprocessQueueReader, pageSize: Int) throws {
-        var last: QueuedRecord?
         while true {
-            let page = try reader.page(after: last, limit: pageSize)
+            let page = try reader.nextPage(limit: pageSize)
             for queued in page { try add(IngestBatchQueue.Record(queued)) }
             try flush()
-            guard page.count == pageSize, let end = page.last else { return }
-            last = end
+            guard page.count == pageSize else { return }
         }
     }
 }

@@ -59,12 +59,7 @@ enum GoogleFactCodec {
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {
-        func row(_ kind: Fact.Kind, _ token: String, at: Millis, ref: String? = nil, detail: String? = nil,
-                 productId: String? = nil, end: Millis? = nil, amountMicros: Int64? = nil, currency: String? = nil,
-                 flags: Fact.Flags = []) -> Fact {
-            Fact(platform: .google, subject: token, kind: kind, at: at, observedAt: observedAt, ref: ref, detail: detail,
-                 productId: productId, end: end, amountMicros: amountMicros, currency: currency, flags: flags)
-        }
+        let row = Fact.Rows(platform: .google, observedAt: observedAt)
         switch fact {
         case .state(let s):
             var flags: Fact.Flags = []

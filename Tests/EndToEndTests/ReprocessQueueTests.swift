@@ -51,7 +51,7 @@ import Testing
         let decompressor = PayloadDecompressor(dictionaries: [])
         func text(_ bytes: [UInt8]?) -> String { bytes.map { String(decoding: $0, as: UTF8.self) } ?? "nil" }
         func queued() throws -> String {
-            let page = try ledger.queueReader().page(after: nil, limit: 10)
+            let page = try ledger.queueReader().nextPage(limit: 10)
             return "queued: \(page.map { ($0.id.key, text(decompressor.bytes(of: $0.payload))) }.sorted { $0.0 < $1.0 })"
         }
 

@@ -13,12 +13,14 @@ final class PostgresQueueReader: ReprocessQueueReader, @unchecked Sendable {
     private let location: PostgresLocation
     /// Used only by the reader thread.
     private var session: PostgresSession?
+    /// The last queued record handed out (the reader thread's place in provenance order).
+    private var last: QueuedRecord?
 
     init(location: PostgresLocation) {
         self.location = location
     }
 
-    func page(after last: QueuedRecord?, limit: Int) throws(LedgerError) -> [QueuedRecord] {
+    func nextPage(limit: Int) throws(LedgerError) -> [QueuedRecord] {
         let session: PostgresSession
         if let open = self.session {
             session = open
@@ -34,7 +36,7 @@ final class PostgresQueueReader: ReprocessQueueReader, @unchecked Sendable {
         } else {
             try session.query(LedgerSchema.queueFirstPage, [.integer(Int64(limit))])
         }
-        return try rows.map { row throws(LedgerError) in
+        let page = try rows.map { row throws(LedgerError) in
             guard let origin = QueuedRecord.ID.Origin(rawValue: try row.text(0) ?? "") else {
                 throw LedgerError(kind: .corrupt, path: location.description, message: "a queued record has an unknown origin")
             }
@@ -45,5 +47,7 @@ final class PostgresQueueReader: ReprocessQueueReader, @unchecked Sendable {
                                        position: try row.integer(4) ?? 0),
                 payload: CompressedPayload(bytes: try row.bytes(5) ?? [], dictionaryId: try row.integer(6) ?? 0))
         }
+        last = page.last ?? last
+        return page
     }
 }
