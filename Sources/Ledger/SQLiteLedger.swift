@@ -18,7 +18,10 @@ public final class SQLiteLedger: SQLLedger {
     public var location: String { path }
     let connection: SQLiteConnection
     private var statements: [SQLiteStatement] = []
-    private var inTransaction = false
+    private(set) var inTransaction = false
+    /// Facts written in the open transaction and not yet inserted (``SQLiteLedger/insertPendingFacts()``); the
+    /// commit and every shared statement on the facts table insert them first.
+    var pendingFacts: [PendingFact] = []
 
     /// Opens (and with ``LedgerAccess/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
     /// statement waits for another connection's write lock. A database that is not a subledger ledger is refused
@@ -63,11 +66,13 @@ public final class SQLiteLedger: SQLLedger {
     }
 
     public func commitTransaction() throws(LedgerError) {
+        try insertPendingFacts()
         try connection.execute("COMMIT")
         inTransaction = false
     }
 
     public func rollbackTransaction() {
+        pendingFacts.removeAll()
         guard inTransaction else { return }
         try? connection.execute("ROLLBACK")
         inTransaction = false
@@ -102,7 +107,11 @@ public final class SQLiteLedger: SQLLedger {
         """
     }
 
+    /// Runs a query of the shared statements. One that names the facts table first inserts the facts waiting
+    /// for the commit (``pendingFacts``), so that none reads around them; the others (a file's progress, the
+    /// queue's check once per batch) leave them waiting.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
+        try insertPendingFacts(before: sql)
         let statement = try prepared(sql)
         defer { statement.reset() }
         try statement.bind(values)
@@ -111,6 +120,7 @@ public final class SQLiteLedger: SQLLedger {
     }
 
     func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError) {
+        try insertPendingFacts(before: sql)
         let statement = try prepared(sql)
         try statement.bind(values)
         try statement.run()
@@ -133,9 +143,12 @@ public final class SQLiteLedger: SQLLedger {
     ///
     /// A short list searched in order, not a dictionary: `sql` is one of ``LedgerSchema``'s constants, and two
     /// copies of one constant share their storage, so `==` answers from the pointers without reading the text,
-    /// where hashing a few hundred characters of SQL for every row written cost more than the row's binds.
+    /// where hashing a few hundred characters of SQL for every row written cost more than the row's binds. The
+    /// lengths are compared first: two different statements of one length are rare, and comparing their text
+    /// up to the first difference was, for statements sharing a prefix, a measurable part of every row.
     func prepared(_ sql: String) throws(LedgerError) -> SQLiteStatement {
-        if let statement = statements.first(where: { $0.sql == sql }) {
+        let length = sql.utf8.count
+        if let statement = statements.first(where: { $0.sql.utf8.count == length && $0.sql == sql }) {
             statement.reset()
             return statement
         }

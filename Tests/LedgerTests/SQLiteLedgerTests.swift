@@ -300,4 +300,45 @@ import Testing
         try transaction(partial) { (ledger: SQLiteLedger) throws in for step in steps.dropLast() { try step(ledger) } }
         #expect(try partial.contentDigest() != forward.contentDigest())
     }
+
+    /// Facts wait for their transaction's commit and go in in key order (``SQLiteLedger/insertPendingFacts()``):
+    /// a query inside the transaction still sees them, a rollback drops them, and a transaction of more facts
+    /// than wait at once (written in two orders) gives the same ledger, with every fact and each one's earliest
+    /// statement.
+    @Test func factsWaitingForTheCommitAreSeenDroppedAndMergedAsIfWrittenAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("w.sqlite"))
+        try ledger.beginTransaction()
+        _ = try ledger.store(storedRecord("msg:1", subject: "tok-a"), facts: [googleFact("tok-a")])
+        #expect(ledger.pendingFacts.count == 1)
+        #expect(try ledger.facts(ofSubject: "tok-a").map(\.fact) == [googleFact("tok-a")])
+        #expect(ledger.pendingFacts.isEmpty)
+        _ = try ledger.store(storedRecord("msg:2", subject: "tok-b"), facts: [googleFact("tok-b")])
+        ledger.rollbackTransaction()
+        #expect(ledger.pendingFacts.isEmpty)
+        #expect(try ledger.facts(ofSubject: "tok-a").isEmpty && ledger.facts(ofSubject: "tok-b").isEmpty)
+
+        // One record per 16 facts over many subjects, each fact stated twice (a later copy first).
+        let count = SQLiteLedger.pendingFactsLimit + 1_024
+        let statements: [(StoredRecord, [Fact])] = (0..<(2 * count / 16)).map { batch in
+            let copy = batch / (count / 16)
+            let facts = (0..<16).map { offset -> Fact in
+                let n = (batch % (count / 16)) * 16 + offset
+                return googleFact("tok-\(n % 5_000)", at: 1_709_294_400_000 + Millis(n), observedAt: 1_709_294_500_000 - Millis(copy))
+            }
+            return (storedRecord("msg:\(batch)", subject: "tok-\(batch)"), facts)
+        }
+        var digests: [String] = []
+        for (name, order) in [("forward", statements), ("backward", statements.reversed())] {
+            let ledger = try writableLedger(directory.file("\(name).sqlite"))
+            try transaction(ledger) { (ledger: SQLiteLedger) throws in
+                for (record, facts) in order { _ = try ledger.store(record, facts: facts) }
+            }
+            let all = try groups(ledger).flatMap(\.2)
+            #expect(all.count == count)
+            #expect(all.allSatisfy { $0.observedAt == 1_709_294_500_000 - 1 })
+            digests.append(try ledger.contentDigest())
+        }
+        #expect(digests[0] == digests[1])
+    }
 }
