@@ -176,9 +176,9 @@ extension SQLiteLedger {
         if pendingFacts.count >= Self.pendingFactsLimit { try insertPendingFacts() }
     }
 
-    /// At most this many facts wait for their transaction's commit: about 30 MB of memory (twice as many took
-    /// 30 MB more and saved no time).
-    static let pendingFactsLimit = 1 << 16
+    /// At most this many facts wait for their transaction's commit: about 15 MB of memory (twice as many took
+    /// 15 MB more and saved no time measurable here).
+    static let pendingFactsLimit = 1 << 15
 
     /// Inserts the facts waiting in ``pendingFacts`` in the order of the facts' primary key. A fact's key leads
     /// with its bucket, a hash, so facts inserted as records come land all over the facts B-tree: once that
