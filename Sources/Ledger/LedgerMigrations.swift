@@ -2,7 +2,7 @@ import Foundation
 
 /// The SQL dialects the ledger's schema is written for. Migrations are written once, in SQLite's words, and
 /// ``render(_:)`` makes the few changes PostgreSQL needs; every other statement is portable as written.
-enum SQLDialect: Sendable {
+enum SQLDialect: Sendable, Hashable {
     case sqlite
     case postgres
 
@@ -26,9 +26,12 @@ enum SQLDialect: Sendable {
 /// GRDB's `DatabaseMigrator` does it. A step is never edited once released; a change is a new step.
 struct LedgerMigration: Sendable {
     var name: String
-    /// The step only adds indexes: readers work without it (more slowly) and the facts stay as they are, so a
+    /// The step only adds or drops indexes: readers work without it and the facts stay as they are, so a
     /// ledger waiting for it is neither stale nor refused to read-only commands; the next writer applies it.
     var onlyIndexes = false
+    /// The engines whose ledgers run the statements; the others record the step as applied and change nothing
+    /// (an index one engine's queries never use).
+    var engines: Set<SQLDialect> = [.sqlite, .postgres]
     /// The statements of the step (in SQLite's words; see ``SQLDialect/render(_:)``). `ledgerId` is the new
     /// ledger's identity, for the step that stores it.
     var statements: @Sendable (_ ledgerId: String) -> [String]
@@ -38,7 +41,7 @@ struct LedgerMigration: Sendable {
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
     static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases,
-                                          skippedFiles, partialIndexes]
+                                          skippedFiles, partialIndexes, sqliteQueueInStoredOrder]
 
     /// `pending` without the steps that only add indexes (``LedgerMigration/onlyIndexes``).
     static func needingAWriter(_ pending: [String]) -> [String] {
@@ -256,6 +259,15 @@ enum LedgerMigrations {
         "CREATE INDEX records_test_subjects ON records (platform, subject) WHERE outcome = 'excluded' AND reason = 'test'",
         "CREATE INDEX records_in_seconds ON records (flags) WHERE flags & 1 <> 0",
         "CREATE INDEX quarantine_parts ON quarantine (part) WHERE part <> ''",
+    ] }
+
+    /// SQLite reads a reprocess's queue in the order its rows were put there (rowid, the records' stored order;
+    /// `SQLiteQueueReader`), never by provenance, so there the provenance index only cost time: an entry of long
+    /// keys made for every queued record when a reprocess starts and deleted again as the record is written, each
+    /// at a random place in the index. PostgreSQL reads its queue by provenance and keeps the index.
+    static let sqliteQueueInStoredOrder = LedgerMigration(name: "009-sqlite-queue-in-stored-order", onlyIndexes: true,
+                                                          engines: [.sqlite]) { _ in [
+        "DROP INDEX reprocess_queue_by_provenance",
     ] }
 }
 

@@ -93,7 +93,8 @@ struct LedgerMigrator {
             }
             let ledgerId = UUID().uuidString.lowercased()
             for migration in migrations where pending.contains(migration.name) {
-                for statement in migration.statements(ledgerId) {
+                let statements = migration.engines.contains(connection.dialect) ? migration.statements(ledgerId) : []
+                for statement in statements {
                     try connection.execute(connection.dialect.render(statement))
                 }
                 try record(migration.name, on: connection)

@@ -18,6 +18,9 @@ import Testing
                                                         "payload_dictionaries", "quarantine", "records", "reprocess_queue",
                                                         "skipped_files"])
             #expect(try ledger.sqlite.strings("SELECT name FROM migrations ORDER BY name") == LedgerMigrations.all.map(\.name))
+            // SQLite reads its reprocess queue in stored order: no provenance index (009, SQLite only).
+            #expect(try ledger.sqlite.strings("SELECT name FROM sqlite_master WHERE tbl_name = 'reprocess_queue' AND type = 'index'")
+                    == ["sqlite_autoindex_reprocess_queue_1"])
         }
         let reopened = try SQLiteLedger(path: path, access: .readOnly)
         #expect(try reopened.statistics() == IngestStatistics().withEveryWarning())
