@@ -92,6 +92,9 @@ public protocol LedgerStore: AnyObject {
 
     /// Everything ingested so far (`status`). See ``SQLiteLedger/statistics()`` for how the counts are derived.
     func statistics() throws(LedgerError) -> IngestStatistics
+    /// The facts' event range as ``statistics()`` reports it (`firstEventAt`, `lastEventAt`; ms, UTC), alone:
+    /// one scan of the facts, where the statistics also read every record.
+    func eventRange() throws(LedgerError) -> (first: Millis?, last: Millis?)
     /// Used and excluded record counts by payload source (test purchases' records counted as excluded).
     func countsBySource() throws(LedgerError) -> [SourceCount]
     /// Where the records a run stored ended (every record when `run` is `nil`), classified as ``statistics()``

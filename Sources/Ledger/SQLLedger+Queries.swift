@@ -189,13 +189,19 @@ extension SQLLedger {
             statistics.skippedFiles.append(IngestStatistics.Skipped(file: try row.requiredText(0),
                                                                     reason: try row.requiredText(1)))
         }
-        let window = PlausibleTimes.representable
-        try eachRow(LedgerSchema.eventRange, [.integer(window.earliest), .integer(window.latest)]) { row throws(LedgerError) in
-            statistics.firstEventAt = try row.integer(0)
-            statistics.lastEventAt = try row.integer(1)
-        }
+        (statistics.firstEventAt, statistics.lastEventAt) = try eventRange()
         statistics.warnings = warnings(outcomes: outcomes, parts: quarantine.parts)
         return statistics
+    }
+
+    /// The earliest `at` and latest `observed_at` of the facts inside ``PlausibleTimes/representable``.
+    public func eventRange() throws(LedgerError) -> (first: Millis?, last: Millis?) {
+        var range: (first: Millis?, last: Millis?) = (nil, nil)
+        let window = PlausibleTimes.representable
+        try eachRow(LedgerSchema.eventRange, [.integer(window.earliest), .integer(window.latest)]) { row throws(LedgerError) in
+            range = (try row.integer(0), try row.integer(1))
+        }
+        return range
     }
 
     public func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes {

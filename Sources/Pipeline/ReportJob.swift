@@ -93,27 +93,45 @@ public struct ReportJob {
 
     /// Computes every table from `ledger` and writes the files; nothing is written unless all of them are.
     /// With `location`, the subscriptions are read in ``Settings/slices`` slices at once, each slice on a thread
-    /// and a connection of its own, and the slices' metrics merged: the same tables, sooner.
+    /// and a connection of its own, and the slices' metrics merged: the same tables, sooner. With `location`
+    /// the job also checks the ledger (``LedgerStore/quickCheck()``), beside the slices (``LedgerSideReads``);
+    /// without, the caller has.
     public func run(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
         try write(try compute(ledger: ledger, location: location))
     }
 
-    /// Computes every table from `ledger` (in slices as ``run(ledger:location:)`` does), writing nothing
-    /// (``Outcome/files`` is empty).
+    /// Computes every table from `ledger` (in slices, and checked, as ``run(ledger:location:)`` does), writing
+    /// nothing (``Outcome/files`` is empty).
     public func compute(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
-        let basis = try ReportBasis(ledger: ledger, settings: settings)
-        let engine: MetricsEngine
-        if let location, settings.slices > 1 {
-            engine = try ReportSlices(location: location, options: basis.options, progress: progress)
-                .fold(ranges: LedgerBucket.ranges(settings.slices))
-        } else {
-            let counter = SubscriptionCounter(output: progress)
-            defer { counter.finish() }
-            engine = try ReportSlices.foldSlice(ledger: ledger, buckets: 0...LedgerBucket.count - 1,
-                                                options: basis.options, counter: counter)
+        guard let location else {
+            let basis = try ReportBasis(ledger: ledger, settings: settings)
+            let engine = try foldWhole(ledger: ledger, options: basis.options)
+            return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
+                           ingest: basis.ingest, files: [])
         }
-        return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
-                       ingest: basis.ingest, files: [])
+        // Only the facts' event range (for the default as-of) is read first; the check and the statistics,
+        // whole-ledger reads both, go on beside the slices, and their verdict comes before any result.
+        let opening = try ReportBasis.Opening(ledger: ledger, settings: settings) { () throws(LedgerError) in
+            try ledger.eventRange().last
+        }
+        let sideReads = LedgerSideReads(location: location)
+        let folded = Result { () throws(ReportJobError) -> MetricsEngine in
+            settings.slices > 1
+                ? try ReportSlices(location: location, options: opening.options, progress: progress)
+                    .fold(ranges: LedgerBucket.ranges(settings.slices))
+                : try foldWhole(ledger: ledger, options: opening.options)
+        }
+        let basis = ReportBasis(opening: opening, ingest: try sideReads.finish())
+        return Outcome(tables: try folded.get().finish(), asOf: basis.options.asOf,
+                       futureStatementAt: basis.futureStatementAt, ingest: basis.ingest, files: [])
+    }
+
+    /// Every subscription of `ledger` folded on this thread and connection.
+    private func foldWhole(ledger: any LedgerStore, options: ReportOptions) throws(ReportJobError) -> MetricsEngine {
+        let counter = SubscriptionCounter(output: progress)
+        defer { counter.finish() }
+        return try ReportSlices.foldSlice(ledger: ledger, buckets: 0...LedgerBucket.count - 1, options: options,
+                                          counter: counter)
     }
 
     /// Computes slice `shard` (1-based) of `shards` of the subscriptions (a range of buckets) and writes its

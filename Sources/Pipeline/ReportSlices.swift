@@ -7,8 +7,9 @@ import Synchronization
 import SubscriptionMetrics
 
 /// What every slice of one report shares: the ledger's statistics, the as-of time and the options. Read once,
-/// from the connection the report was asked on, so that every slice (and every partial of a sliced report)
-/// reports the same as-of and the same ingest statistics.
+/// from the connection the report was asked on (the statistics possibly beside the slices, ``LedgerSideReads``),
+/// so that every slice (and every partial of a sliced report) reports the same as-of and the same ingest
+/// statistics.
 struct ReportBasis {
     let ingest: IngestStatistics
     let options: ReportOptions
@@ -16,28 +17,54 @@ struct ReportBasis {
     /// The latest statement when it lies after the run's clock (the default as-of was cut back to the clock).
     let futureStatementAt: Millis?
 
+    /// The basis read from `ledger` in one go: the ledger is current, its statistics, the options.
     init(ledger: any LedgerStore, settings: ReportJob.Settings) throws(ReportJobError) {
-        do {
-            let standing = try ledger.standing(rulesVersion: RulesVersion.current)
+        // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
+        // `observed_at`), so the facts are not scanned a second time for it.
+        let ingest = try Self.reading { () throws(LedgerError) in try ledger.statistics() }
+        self.init(opening: try Opening(ledger: ledger, settings: settings) { ingest.lastEventAt }, ingest: ingest)
+    }
+
+    init(opening: Opening, ingest: IngestStatistics) {
+        self.ingest = ingest
+        options = opening.options
+        ledgerId = opening.ledgerId
+        futureStatementAt = opening.futureStatementAt
+    }
+
+    /// What a report needs before it reads a subscription: that the ledger's facts are of this program's rules,
+    /// the ledger's identity, and the options with the as-of.
+    struct Opening {
+        let ledgerId: String
+        let options: ReportOptions
+        let futureStatementAt: Millis?
+
+        /// `lastEventAt` gives the ledger's latest statement (ms, UTC), asked only when the settings name no
+        /// as-of; the default as-of is that, never later than the run's clock.
+        init(ledger: any LedgerStore, settings: ReportJob.Settings,
+             lastEventAt: () throws(LedgerError) -> Millis?) throws(ReportJobError) {
+            let standing = try ReportBasis.reading { () throws(LedgerError) in
+                try ledger.standing(rulesVersion: RulesVersion.current)
+            }
             if standing.isStale(for: RulesVersion.current) { throw ReportJobError.stale(ledger.location) }
             ledgerId = standing.ledgerId
-            ingest = try ledger.statistics()
-        } catch let error as ReportJobError {
-            throw error
-        } catch let error as LedgerError {
-            throw ReportJobError.ledger(error)
+            let latest = settings.asOf == nil ? try ReportBasis.reading(lastEventAt) : nil
+            guard let asOf = settings.asOf ?? latest.map({ min($0, settings.now) }) else {
+                throw ReportJobError.emptyLedger
+            }
+            futureStatementAt = latest.flatMap { $0 > settings.now ? $0 : nil }
+            options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
+                                    reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
+        }
+    }
+
+    /// `body`'s value, a ledger failure as ``ReportJobError/ledger(_:)``.
+    static func reading<T>(_ body: () throws(LedgerError) -> T) throws(ReportJobError) -> T {
+        do {
+            return try body()
         } catch {
-            throw ReportJobError.ledger(LedgerError(kind: .corrupt, path: ledger.location,
-                                                    message: "the ledger could not be read", detail: String(describing: error)))
+            throw ReportJobError.ledger(error)
         }
-        // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
-        // `observed_at`), so the facts are not scanned a second time for it. Never later than the run's clock.
-        guard let asOf = settings.asOf ?? ingest.lastEventAt.map({ min($0, settings.now) }) else {
-            throw ReportJobError.emptyLedger
-        }
-        futureStatementAt = settings.asOf == nil ? ingest.lastEventAt.flatMap { $0 > settings.now ? $0 : nil } : nil
-        options = ReportOptions(asOf: asOf, timeZone: settings.timeZone, prices: settings.prices,
-                                reportingCurrency: settings.reportingCurrency, fxRates: settings.fxRates)
     }
 
     /// What every partial of one report must share: the ledger, its rules, the release and its statistics.

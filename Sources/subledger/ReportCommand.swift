@@ -70,7 +70,8 @@ struct ReportCommand: LoggingCommand {
                   "merge every slice with `subledger report --merge`")
             return
         } else {
-            let store = try ledger.openForReading(checked: true)
+            // The job checks the ledger itself, beside the slices.
+            let store = try ledger.openForReading()
             outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
         }
         outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)

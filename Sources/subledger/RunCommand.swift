@@ -35,7 +35,8 @@ struct RunCommand: LoggingCommand {
         // An --out that cannot be made is a usage error before the ingest, not after it.
         do { try ReportWriter(directory: report.out).prepare() } catch { throw CommandFailure.report(.write(error)) }
         let ingested = try IngestCommand.ingest(ledger: ledger, options: options, json: json, progress: progress)
-        let store = try ledger.openForReading(checked: true)
+        // The job checks the ledger itself, beside the slices.
+        let store = try ledger.openForReading()
         let outcome = try job.reporting { () throws(ReportJobError) in try job.run(ledger: store, location: ledger.location) }
         outcome.warnAboutGaps(logger: logger, pricesGiven: report.prices != nil)
         let summary = outcome.summaryText(timeZone: try report.timeZoneValue(), zoneName: report.timezone, directory: report.out)
