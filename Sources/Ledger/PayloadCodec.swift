@@ -47,7 +47,7 @@ public struct PayloadDictionary: Sendable, Hashable {
     }
 }
 
-/// Compresses payloads for the ledger: one zstd frame per record (content size in the header), level 3, with the
+/// Compresses payloads for the ledger: one zstd frame per record (content size in the header), level 1, with the
 /// ledger's dictionary. A class because it owns zstd's contexts; not `Sendable`: one per thread (ingest's workers
 /// each make their own from the shared ``PayloadDictionary``).
 public final class PayloadCompressor {
