@@ -200,12 +200,12 @@ extension SQLiteLedger {
         pendingFacts.removeAll(keepingCapacity: true)
     }
 
-    /// Inserts one fact with `statement`, ``LedgerSchema/insertFact`` ready for a new row.
     /// ``insertPendingFacts()`` when `sql` reads or writes the facts table.
     func insertPendingFacts(before sql: String) throws(LedgerError) {
         if !pendingFacts.isEmpty, sql.contains("facts") { try insertPendingFacts() }
     }
 
+    /// Inserts one fact with `statement`, ``LedgerSchema/insertFact`` ready for a new row.
     private func insertNow(_ keyed: KeyedFact, statedBy record: String,
                            using statement: SQLiteStatement) throws(LedgerError) {
         let fact = keyed.fact
@@ -227,8 +227,6 @@ extension SQLiteLedger {
         try statement.run()
     }
 }
-
-
 
 /// A fact waiting for its transaction's commit, with the record that stated it.
 struct PendingFact {

@@ -32,14 +32,16 @@ final class SQLiteStatement {
         guard let value else { return try check(sqlite3_bind_null(handle, index)) }
         // SQLITE_TRANSIENT: SQLite copies the bytes, the Swift string's buffer is only borrowed for the call. A
         // native string lends its UTF-8 in place; passing the String itself made a C copy of it for every bind.
-        // An empty string is bound as text of length 0 (a NULL pointer would bind SQL NULL).
+        // The text ends at its first NUL, as when it was passed as a C string: ledgers written before keep their
+        // keys. An empty string is bound as text of length 0 (a NULL pointer would bind SQL NULL).
         var text = value
         let code = text.withUTF8 { utf8 -> Int32 in
             guard let start = utf8.baseAddress, !utf8.isEmpty else {
                 return sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
             }
+            let length = utf8.firstIndex(of: 0) ?? utf8.count
             return start.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(utf8.count), SQLiteStatement.transient)
+                sqlite3_bind_text(handle, index, $0, Int32(length), SQLiteStatement.transient)
             }
         }
         try check(code)

@@ -109,21 +109,35 @@ public struct ReportJob {
             return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
                            ingest: basis.ingest, files: [])
         }
-        // Only the facts' event range (for the default as-of) is read first; the check and the statistics,
-        // whole-ledger reads both, go on beside the slices, and their verdict comes before any result.
-        let opening = try ReportBasis.Opening(ledger: ledger, settings: settings) { () throws(LedgerError) in
-            try ledger.eventRange().last
-        }
+        // The check and the statistics, whole-ledger reads both, start first and go on beside the slices; only
+        // the facts' event range (for the default as-of) is read before the slices.
         let sideReads = LedgerSideReads(location: location)
-        let folded = Result { () throws(ReportJobError) -> MetricsEngine in
-            settings.slices > 1
+        let computed = Result { () throws(ReportJobError) -> (ReportBasis.Opening, MetricsEngine) in
+            let opening = try ReportBasis.Opening(ledger: ledger, settings: settings) { () throws(LedgerError) in
+                try ledger.eventRange()
+            }
+            let engine = settings.slices > 1
                 ? try ReportSlices(location: location, options: opening.options, progress: progress)
                     .fold(ranges: LedgerBucket.ranges(settings.slices))
                 : try foldWhole(ledger: ledger, options: opening.options)
+            return (opening, engine)
         }
-        let basis = ReportBasis(opening: opening, ingest: try sideReads.finish())
-        return Outcome(tables: try folded.get().finish(), asOf: basis.options.asOf,
-                       futureStatementAt: basis.futureStatementAt, ingest: basis.ingest, files: [])
+        // Damage found anywhere comes first (exit 2 with how to recover, whatever else it caused), then anything
+        // the check and the statistics met, so nothing is taken from a ledger that fails its check.
+        switch (Result { () throws(ReportJobError) in try sideReads.finish() }, computed) {
+        case (.failure(let side), .failure(let other)) where other.isDamage && !side.isDamage:
+            throw other
+        case (.failure(let side), _):
+            throw side
+        case (.success, .failure(let error)):
+            throw error
+        case (.success(var ingest), .success(let (opening, engine))):
+            // The summary's event range is the one the as-of was taken from, even if an ingest added facts since.
+            if let range = opening.eventRange { (ingest.firstEventAt, ingest.lastEventAt) = range }
+            let basis = ReportBasis(opening: opening, ingest: ingest)
+            return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
+                           ingest: basis.ingest, files: [])
+        }
     }
 
     /// Every subscription of `ledger` folded on this thread and connection.
@@ -252,6 +266,12 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
     case partial(String, String)
     /// A report file could not be written; the previous reports were left as they were.
     case write(ReportWriteError)
+
+    /// The ledger was found damaged (exit 2, with how to recover).
+    var isDamage: Bool {
+        if case .ledger(let error) = self { return error.kind == .damaged }
+        return false
+    }
 
     public var description: String {
         switch self {

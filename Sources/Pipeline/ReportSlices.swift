@@ -20,9 +20,19 @@ struct ReportBasis {
     /// The basis read from `ledger` in one go: the ledger is current, its statistics, the options.
     init(ledger: any LedgerStore, settings: ReportJob.Settings) throws(ReportJobError) {
         // The default as-of is the latest statement: `statistics` has it already (`lastEventAt`, the latest
-        // `observed_at`), so the facts are not scanned a second time for it.
-        let ingest = try Self.reading { () throws(LedgerError) in try ledger.statistics() }
-        self.init(opening: try Opening(ledger: ledger, settings: settings) { ingest.lastEventAt }, ingest: ingest)
+        // `observed_at`), so the facts are not scanned a second time for it. Read once the ledger is known to
+        // be current: a stale ledger is refused without reading every record.
+        var statistics: IngestStatistics?
+        let opening = try Opening(ledger: ledger, settings: settings) { () throws(LedgerError) in
+            let read = try ledger.statistics()
+            statistics = read
+            return (read.firstEventAt, read.lastEventAt)
+        }
+        if let statistics {
+            self.init(opening: opening, ingest: statistics)
+        } else {
+            self.init(opening: opening, ingest: try Self.reading { () throws(LedgerError) in try ledger.statistics() })
+        }
     }
 
     init(opening: Opening, ingest: IngestStatistics) {
@@ -38,17 +48,20 @@ struct ReportBasis {
         let ledgerId: String
         let options: ReportOptions
         let futureStatementAt: Millis?
+        /// The facts' event range the default as-of was taken from; `nil` when the settings named the as-of.
+        let eventRange: (first: Millis?, last: Millis?)?
 
-        /// `lastEventAt` gives the ledger's latest statement (ms, UTC), asked only when the settings name no
-        /// as-of; the default as-of is that, never later than the run's clock.
+        /// `eventRange` gives the facts' first and latest statement (ms, UTC), asked only when the settings name
+        /// no as-of; the default as-of is the latest, never later than the run's clock.
         init(ledger: any LedgerStore, settings: ReportJob.Settings,
-             lastEventAt: () throws(LedgerError) -> Millis?) throws(ReportJobError) {
+             eventRange: () throws(LedgerError) -> (first: Millis?, last: Millis?)) throws(ReportJobError) {
             let standing = try ReportBasis.reading { () throws(LedgerError) in
                 try ledger.standing(rulesVersion: RulesVersion.current)
             }
             if standing.isStale(for: RulesVersion.current) { throw ReportJobError.stale(ledger.location) }
             ledgerId = standing.ledgerId
-            let latest = settings.asOf == nil ? try ReportBasis.reading(lastEventAt) : nil
+            self.eventRange = settings.asOf == nil ? try ReportBasis.reading(eventRange) : nil
+            let latest = self.eventRange?.last ?? nil
             guard let asOf = settings.asOf ?? latest.map({ min($0, settings.now) }) else {
                 throw ReportJobError.emptyLedger
             }

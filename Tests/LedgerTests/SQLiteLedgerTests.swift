@@ -80,6 +80,39 @@ import Testing
         }
     }
 
+    /// A ledger written before `009-sqlite-queue-in-stored-order` (SQLite only: drops the queue's provenance
+    /// index) is read as it is and not stale; the next writer drops the index and records the step.
+    @Test func aLedgerWaitingToDropTheQueueIndexIsReadableAndTheWriterDropsIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("queue.sqlite")
+        try transaction(try writableLedger(path)) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("uuid:r1"), facts: [googleFact("tok-a")])
+            try ledger.setRulesVersion(7)
+        }
+        let older = try SQLiteConnection(path: path, mode: .readWrite)
+        try older.execute("CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)")
+        try older.execute("DELETE FROM migrations WHERE name = '009-sqlite-queue-in-stored-order'")
+        let reader = try SQLiteLedger(path: path, access: .readOnly)
+        #expect(try reader.standing(rulesVersion: 7).isStale(for: 7) == false)
+        #expect(try reader.statistics().used == 1)
+        _ = try writableLedger(path)
+        #expect(try older.strings("SELECT name FROM sqlite_schema WHERE tbl_name = 'reprocess_queue' AND type = 'index'")
+                == ["sqlite_autoindex_reprocess_queue_1"])
+        #expect(try older.strings("SELECT name FROM migrations WHERE name LIKE '009-%'") == ["009-sqlite-queue-in-stored-order"])
+    }
+
+    /// Text is bound up to its first NUL, as when strings were passed to SQLite as C strings: a fact of a ledger
+    /// written before keeps its key, and an empty string stays text, not NULL.
+    @Test func textEndsAtItsFirstNulAndEmptyTextIsNotNull() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("nul.sqlite"))
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("uuid:r1", file: "a\u{0}b.ndjson", member: ""), facts: [])
+        }
+        #expect(try ledger.sqlite.strings("SELECT file || '|' || member || '|' || typeof(member) FROM records")
+                == ["a||text"])
+    }
+
     /// A ledger written before `008-partial-indexes` (indexes only) is read as it is and is not stale: upgrading
     /// subledger must not make a nightly job reprocess years of records, or refuse `report`. The next writer
     /// adds the indexes.
