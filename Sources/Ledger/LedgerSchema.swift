@@ -287,6 +287,16 @@ enum LedgerSchema {
     static let recordOutcomes = outcomes(of: "")
     static let runOutcomes = outcomes(of: "WHERE r.run = ?")
 
+    /// ``recordOutcomes`` and ``runOutcomes`` over a range of rowids (SQLite, ``SQLLedger/outcomeQueries(run:)``).
+    /// The test subjects are looked up per record through `records_test_subjects`: joined to the materialized
+    /// set instead, SQLite takes a range of one run's rowids for a few rows and scans the whole set for each.
+    static let recordOutcomesInRowids = rangeOutcomes(of: "WHERE r.rowid BETWEEN ? AND ?")
+    static let runOutcomesInRowids = rangeOutcomes(of: "WHERE r.run = ? AND r.rowid BETWEEN ? AND ?")
+
+    /// The rowids of every record, or of one run's (`run = ?`), as (smallest, largest).
+    static let recordRowids = "SELECT MIN(rowid), MAX(rowid) FROM records"
+    static let runRowids = "SELECT MIN(rowid), MAX(rowid) FROM records WHERE run = ?"
+
     private static func outcomes(of records: String) -> String {
         """
         WITH marked AS (
@@ -297,6 +307,20 @@ enum LedgerSchema {
             CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
         FROM records r
         LEFT JOIN marked m ON m.platform = r.platform AND m.subject = r.subject
+        \(records)
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        """
+    }
+
+    private static func rangeOutcomes(of records: String) -> String {
+        """
+        SELECT r.source, r.outcome, COALESCE(r.reason, ''),
+            CASE WHEN r.subject IS NOT NULL AND EXISTS (
+                SELECT 1 FROM records t
+                WHERE t.outcome = 'excluded' AND t.reason = 'test' AND t.platform = r.platform AND t.subject = r.subject
+            ) THEN 1 ELSE 0 END,
+            COUNT(*), CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
+        FROM records r
         \(records)
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """

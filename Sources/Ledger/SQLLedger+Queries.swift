@@ -206,14 +206,16 @@ extension SQLLedger {
 
     public func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes {
         var outcomes = RecordOutcomes()
-        let (sql, values): (String, [SQLValue]) = run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])
-        try eachRow(sql, values) { row throws(LedgerError) in
-            let source = try row.requiredText(0)
-            let count = Int(try row.requiredInteger(4))
-            var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
-            if try row.requiredInteger(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
-            outcomes.add(source: source, excludedFor: reason, count: count)
-            outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
+        // A group's count may come in parts, one per query; adding them up is the whole.
+        for (sql, values) in try outcomeQueries(run: run) {
+            try eachRow(sql, values) { row throws(LedgerError) in
+                let source = try row.requiredText(0)
+                let count = Int(try row.requiredInteger(4))
+                var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
+                if try row.requiredInteger(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
+                outcomes.add(source: source, excludedFor: reason, count: count)
+                outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
+            }
         }
         let conflicts: (String, [SQLValue]) = run.map { (LedgerSchema.runMessageIdConflicts, [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
         try eachRow(conflicts.0, conflicts.1) { row throws(LedgerError) in

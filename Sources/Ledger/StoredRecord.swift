@@ -88,15 +88,23 @@ public struct RecordOutcomes: Sendable, Hashable {
 
     public var excluded: Int { excludedByReason.values.reduce(0, +) }
 
-    /// Counts `count` records of `source`: used when `excludedFor` is `nil`, else excluded for that reason.
+    /// Counts `count` records of `source`: used when `excludedFor` is `nil`, else excluded for that reason. The
+    /// sources may come in any order and more than once (counts read in parts add up); `bySource` stays sorted
+    /// by the sources' bytes, as SQL orders them.
     mutating func add(source: String, excludedFor reason: String?, count: Int) {
-        if bySource.last?.source != source { bySource.append(SourceCount(source: source, used: 0, excluded: 0)) }
+        let index: Int
+        if let found = bySource.firstIndex(where: { $0.source == source }) {
+            index = found
+        } else {
+            index = bySource.firstIndex { source.utf8.lexicographicallyPrecedes($0.source.utf8) } ?? bySource.endIndex
+            bySource.insert(SourceCount(source: source, used: 0, excluded: 0), at: index)
+        }
         if let reason {
             excludedByReason[reason, default: 0] += count
-            bySource[bySource.count - 1].excluded += count
+            bySource[index].excluded += count
         } else {
             used += count
-            bySource[bySource.count - 1].used += count
+            bySource[index].used += count
         }
     }
 }

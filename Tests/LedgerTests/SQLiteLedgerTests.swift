@@ -1,6 +1,7 @@
 import Facts
 import Foundation
 import Ingest
+import PlayStore
 import SystemSQLite
 import Testing
 @testable import Ledger
@@ -99,6 +100,34 @@ import Testing
         #expect(try older.strings("SELECT name FROM sqlite_schema WHERE tbl_name = 'reprocess_queue' AND type = 'index'")
                 == ["sqlite_autoindex_reprocess_queue_1"])
         #expect(try older.strings("SELECT name FROM migrations WHERE name LIKE '009-%'") == ["009-sqlite-queue-in-stored-order"])
+    }
+
+    /// SQLite counts outcomes over ranges of records (``SQLiteLedger/outcomeQueries(run:)``): read in parts of two
+    /// records, sources interleaved and a test token's records across parts, the counts are those of one query.
+    @Test func outcomesReadInPartsAddUpToTheWholeCount() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("parts.sqlite"))
+        let records: [StoredRecord] = [
+            storedRecord("uuid:1", subject: "tok-a", source: .googleSubscriptionV2),
+            storedRecord("uuid:2", subject: "tok-b", flags: .receivedAtInSeconds, source: .googleRTDN),
+            storedRecord("uuid:3", subject: "tok-c", source: .googleSubscriptionV2, run: "other"),
+            storedRecord("uuid:4", outcome: .excluded(.sandbox), subject: "tok-d", source: .googleRTDN),
+            storedRecord("uuid:5", subject: "tok-b", source: .googleSubscriptionV1),
+            storedRecord("uuid:6", outcome: .excluded(.test), subject: "tok-a", source: .googleRTDN),
+            storedRecord("uuid:7", subject: "tok-a", source: .googleSubscriptionV1, run: "other"),
+        ]
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            for record in records { _ = try ledger.store(record, facts: []) }
+        }
+        let whole = try ledger.recordOutcomes(run: nil)
+        let run = try ledger.recordOutcomes(run: "test")
+        #expect(whole.used == 3 && whole.excludedByReason == ["sandbox": 1, "test": 3] && whole.receivedInSeconds == 1)
+        #expect(whole.bySource.map(\.source) == ["google.rtdn", "google.subscription.v1", "google.subscription.v2"])
+        #expect(run.used == 2 && run.excludedByReason == ["sandbox": 1, "test": 2])
+        ledger.outcomeRowsPerQuery = 2
+        #expect(try ledger.recordOutcomes(run: nil) == whole)
+        #expect(try ledger.recordOutcomes(run: "test") == run)
+        #expect(try ledger.outcomeQueries(run: nil).count == 4)
     }
 
     /// Text is bound up to its first NUL, as when strings were passed to SQLite as C strings: a fact of a ledger

@@ -117,6 +117,11 @@ public final class PostgresLedger: SQLLedger {
     /// extension and superuser rights); the ledger's own rules are checked alike on both engines.
     func structuralProblems(thorough: Bool) throws(LedgerError) -> [String] { [] }
 
+    /// One query: PostgreSQL groups the few outcome groups by hashing, whatever the number of records.
+    func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])] {
+        [run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])]
+    }
+
     var recovery: String {
         """
         . Nothing was changed. Restore the database from a backup, or rebuild the ledger from the archives: run \
