@@ -81,27 +81,6 @@ import Testing
         }
     }
 
-    /// A ledger written before `009-sqlite-queue-in-stored-order` (SQLite only: drops the queue's provenance
-    /// index) is read as it is and not stale; the next writer drops the index and records the step.
-    @Test func aLedgerWaitingToDropTheQueueIndexIsReadableAndTheWriterDropsIt() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("queue.sqlite")
-        try transaction(try writableLedger(path)) { (ledger: SQLiteLedger) throws in
-            _ = try ledger.store(storedRecord("uuid:r1"), facts: [googleFact("tok-a")])
-            try ledger.setRulesVersion(7)
-        }
-        let older = try SQLiteConnection(path: path, mode: .readWrite)
-        try older.execute("CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)")
-        try older.execute("DELETE FROM migrations WHERE name = '009-sqlite-queue-in-stored-order'")
-        let reader = try SQLiteLedger(path: path, access: .readOnly)
-        #expect(try reader.standing(rulesVersion: 7).isStale(for: 7) == false)
-        #expect(try reader.statistics().used == 1)
-        _ = try writableLedger(path)
-        #expect(try older.strings("SELECT name FROM sqlite_schema WHERE tbl_name = 'reprocess_queue' AND type = 'index'")
-                == ["sqlite_autoindex_reprocess_queue_1"])
-        #expect(try older.strings("SELECT name FROM migrations WHERE name LIKE '009-%'") == ["009-sqlite-queue-in-stored-order"])
-    }
-
     /// SQLite counts outcomes over ranges of records (``SQLiteLedger/outcomeQueries(run:)``): read in parts of two
     /// records, sources interleaved and a test token's records across parts, the counts are those of one query.
     @Test func outcomesReadInPartsAddUpToTheWholeCount() throws {
@@ -146,23 +125,41 @@ import Testing
     /// subledger must not make a nightly job reprocess years of records, or refuse `report`. The next writer
     /// adds the indexes.
     @Test func aLedgerWaitingOnlyForAnIndexIsReadableAndNotStale() throws {
+        try expectIndexStepWaitsForTheWriter("008-partial-indexes",
+                                             undo: ["DROP INDEX records_test_subjects", "DROP INDEX records_in_seconds",
+                                                    "DROP INDEX quarantine_parts"],
+                                             then: "SELECT name FROM sqlite_schema WHERE name LIKE 'records_%' ORDER BY name",
+                                             gives: ["records_by_bucket", "records_by_run", "records_in_seconds",
+                                                     "records_test_subjects"])
+    }
+
+    /// The same for `009-sqlite-queue-in-stored-order` (SQLite only), which drops the queue's provenance index.
+    @Test func aLedgerWaitingToDropTheQueueIndexIsReadableAndTheWriterDropsIt() throws {
+        try expectIndexStepWaitsForTheWriter("009-sqlite-queue-in-stored-order",
+                                             undo: ["CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)"],
+                                             then: "SELECT name FROM sqlite_schema WHERE tbl_name = 'reprocess_queue' AND type = 'index'",
+                                             gives: ["sqlite_autoindex_reprocess_queue_1"])
+    }
+
+    /// A ledger of one record set back to before `step` by `undo` is read as it is and not stale; once the next
+    /// writer has opened it, the step is recorded and `query` gives `expected`.
+    private func expectIndexStepWaitsForTheWriter(_ step: String, undo: [String], then query: String,
+                                                  gives expected: [String]) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("index.sqlite")
+        let path = directory.file("older.sqlite")
         try transaction(try writableLedger(path)) { (ledger: SQLiteLedger) throws in
             _ = try ledger.store(storedRecord("uuid:r1"), facts: [googleFact("tok-a")])
             try ledger.setRulesVersion(7)
         }
         let older = try SQLiteConnection(path: path, mode: .readWrite)
-        try older.execute("DROP INDEX records_test_subjects")
-        try older.execute("DROP INDEX records_in_seconds")
-        try older.execute("DROP INDEX quarantine_parts")
-        try older.execute("DELETE FROM migrations WHERE name = '008-partial-indexes'")
+        for statement in undo { try older.execute(statement) }
+        try older.execute("DELETE FROM migrations WHERE name = '\(step)'")
         let reader = try SQLiteLedger(path: path, access: .readOnly)
         #expect(try reader.standing(rulesVersion: 7).isStale(for: 7) == false)
         #expect(try reader.statistics().used == 1)
         _ = try writableLedger(path)
-        #expect(try older.strings("SELECT name FROM sqlite_schema WHERE name LIKE 'records_%' ORDER BY name")
-                == ["records_by_bucket", "records_by_run", "records_in_seconds", "records_test_subjects"])
+        #expect(try older.strings(query) == expected)
+        #expect(try older.strings("SELECT name FROM migrations WHERE name = '\(step)'") == [step])
     }
 
     /// A ledger from before schema versions (four tables, user_version 0) cannot be upgraded: refused.
