@@ -90,8 +90,10 @@ public protocol LedgerStore: AnyObject {
 
     // MARK: reading
 
-    /// Everything ingested so far (`status`). See ``SQLiteLedger/statistics()`` for how the counts are derived.
-    func statistics() throws(LedgerError) -> IngestStatistics
+    /// Everything ingested so far (`status`). See ``SQLiteLedger/statistics(readingEventRange:)`` for how the
+    /// counts are derived. Without `readingEventRange`, `firstEventAt` and `lastEventAt` stay `nil` and the facts
+    /// are not read (a report reads the range on its own, for the as-of, beside these statistics).
+    func statistics(readingEventRange: Bool) throws(LedgerError) -> IngestStatistics
     /// The facts' event range as ``statistics()`` reports it (`firstEventAt`, `lastEventAt`; ms, UTC), alone:
     /// one scan of the facts, where the statistics also read every record.
     func eventRange() throws(LedgerError) -> (first: Millis?, last: Millis?)
@@ -105,9 +107,6 @@ public protocol LedgerStore: AnyObject {
     /// are quarantined, read through partial indexes: an ingest takes them before and after to say what it
     /// added, without scanning the ledger (other ingests writing at the same time count in too).
     func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int)
-    /// Every ``IngestWarning`` of the ledger, by raw value: derived from what it stores, so equal for any order of
-    /// the same inputs and unchanged by a re-run.
-    func warnings() throws(LedgerError) -> [String: Int]
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
     /// Streams the subscriptions of a range of buckets (``LedgerBucket``): each once, with all its facts, Google
@@ -252,4 +251,9 @@ public protocol ReprocessQueueReader: AnyObject, Sendable {
     /// The next (at most `limit`) queued records: a new reader starts at the beginning of the queue, and each call
     /// goes on where the one before ended. Empty at the end.
     func nextPage(limit: Int) throws(LedgerError) -> [QueuedRecord]
+}
+
+extension LedgerStore {
+    /// ``statistics(readingEventRange:)`` with the facts' event range.
+    public func statistics() throws(LedgerError) -> IngestStatistics { try statistics(readingEventRange: true) }
 }

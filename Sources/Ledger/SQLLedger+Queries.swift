@@ -165,8 +165,10 @@ extension SQLLedger {
     ///   duplicate. It holds as long as files only grow (archives are appended to or left alone): each row's
     ///   record is then still inside the latest read of some file. A file rewritten with records removed leaves
     ///   rows that no latest read counts, and duplicates are undercounted (never below 0: clamped).
-    /// - `warnings`: ``warnings()``.
-    public func statistics() throws(LedgerError) -> IngestStatistics {
+    /// - `warnings`: every ``IngestWarning``, by raw value: seconds from the records' flags, conflicts from the
+    ///   Pub/Sub keys, parts from the quarantine. Derived from what the ledger stores, so equal for any order of
+    ///   the same inputs and unchanged by a re-run.
+    public func statistics(readingEventRange: Bool) throws(LedgerError) -> IngestStatistics {
         var statistics = IngestStatistics()
         try eachRow(LedgerSchema.fileTotals, []) { row throws(LedgerError) in
             statistics.files = Int(try row.integer(0) ?? 0)
@@ -189,8 +191,10 @@ extension SQLLedger {
             statistics.skippedFiles.append(IngestStatistics.Skipped(file: try row.requiredText(0),
                                                                     reason: try row.requiredText(1)))
         }
-        (statistics.firstEventAt, statistics.lastEventAt) = try eventRange()
-        statistics.warnings = warnings(outcomes: outcomes, parts: quarantine.parts)
+        if readingEventRange { (statistics.firstEventAt, statistics.lastEventAt) = try eventRange() }
+        statistics.warnings = IngestWarning.counts(timestampsInSeconds: outcomes.receivedInSeconds,
+                                                   messageIdConflicts: outcomes.messageIdConflicts,
+                                                   partsQuarantined: quarantine.parts)
         return statistics
     }
 
@@ -230,17 +234,6 @@ extension SQLLedger {
             counts = (Int(try row.integer(0) ?? 0), Int(try row.integer(1) ?? 0))
         }
         return counts
-    }
-
-    public func warnings() throws(LedgerError) -> [String: Int] {
-        warnings(outcomes: try recordOutcomes(run: nil), parts: try quarantineCounts().parts)
-    }
-
-    /// Every ``IngestWarning``: seconds from the records' flags, conflicts from the Pub/Sub keys, parts from the
-    /// quarantine.
-    private func warnings(outcomes: RecordOutcomes, parts: Int) -> [String: Int] {
-        IngestWarning.counts(timestampsInSeconds: outcomes.receivedInSeconds,
-                             messageIdConflicts: outcomes.messageIdConflicts, partsQuarantined: parts)
     }
 
     /// Whole quarantined records by reason, and the number of parts of used records.

@@ -49,7 +49,7 @@ protocol SQLLedger: LedgerStore {
     func structuralProblems(thorough: Bool) throws(LedgerError) -> [String]
     /// What to do about a damaged ledger: appended to every message that says it is damaged.
     var recovery: String { get }
-    /// The queries whose rows, added up, are ``LedgerStore/recordOutcomes(run:)`` (``LedgerSchema/outcomes``):
+    /// The queries whose rows, added up, are ``LedgerStore/recordOutcomes(run:)`` (``LedgerSchema/recordOutcomes``):
     /// one on an engine that aggregates by hashing, several over ranges of records where grouping sorts every
     /// row read (SQLite), so that memory does not grow with the records counted.
     func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])]

@@ -11,11 +11,12 @@ extension SQLiteLedger {
     public func write(_ writes: [LedgerWrite], dequeuing dequeued: [QueuedRecord.ID]) throws(LedgerError) -> [Bool] {
         // Queued records of this batch whose old rows are still in `records`: the first write of each key
         // overwrites its old row in place; those the batch writes no record for (now quarantined) are deleted.
+        // A claimed record's queue row is gone already; the others leave the queue after the writes.
         var claimed: Set<String> = []
-        for id in dequeued where id.origin == .record {
-            if try claimQueuedRecord(id.key) { claimed.insert(id.key) }
+        var unclaimed: [QueuedRecord.ID] = []
+        for id in dequeued {
+            if id.origin == .record, try claimQueuedRecord(id.key) { claimed.insert(id.key) } else { unclaimed.append(id) }
         }
-        let claimedRows = claimed
         // Outside a reprocess no record is queued: one look per batch spares a statement per record.
         let anyRecordQueued = try exists(LedgerSchema.anyRecordQueued)
         var isNew: [Bool] = []
@@ -24,8 +25,7 @@ extension SQLiteLedger {
             switch write {
             case .record(let record, let facts):
                 if claimed.remove(record.dedupKey) != nil {
-                    try store(record, keyedFacts: facts, replacingOldRow: true)
-                    isNew.append(true)
+                    isNew.append(try store(record, keyedFacts: facts, replacingOldRow: true))
                 } else {
                     if anyRecordQueued { try stashQueuedRecord(record.dedupKey) }
                     isNew.append(try store(record, keyedFacts: facts))
@@ -34,8 +34,7 @@ extension SQLiteLedger {
             }
         }
         for key in claimed { try deleteRecord(key) }
-        // A claimed record's queue row is gone already.
-        for id in dequeued where id.origin != .record || !claimedRows.contains(id.key) { try dequeue(id) }
+        for id in unclaimed { try dequeue(id) }
         return isNew
     }
 
@@ -75,7 +74,6 @@ extension SQLiteLedger {
     /// which is overwritten as if it had been deleted first. The payload of a queued record is the old row's, so
     /// the row keeps its size and SQLite rewrites it in place, leaving its unchanged overflow pages alone: a
     /// delete and insert of every record made a reprocess slower than the ingest.
-    @discardableResult
     private func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact],
                        replacingOldRow: Bool) throws(LedgerError) -> Bool {
         let provenance = record.provenance

@@ -102,7 +102,6 @@ public final class SQLiteLedger: SQLLedger {
 
     var recovery: String { Self.recovery(path) }
 
-
     func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])] {
         var bounds: (Int64, Int64)?
         try eachRow(run == nil ? LedgerSchema.recordRowids : LedgerSchema.runRowids, run.map { [.text($0)] } ?? []) {

@@ -15,14 +15,15 @@ final class LedgerSideReads: Sendable {
     private let result = Mutex<Result<IngestStatistics, ReportJobError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts both reads on `location`, opened read-only.
-    init(location: LedgerLocation) {
+    /// Starts both reads on `location`, opened read-only; the statistics' event range only with
+    /// `readingEventRange` (a report without `--as-of` reads it for the as-of already).
+    init(location: LedgerLocation, readingEventRange: Bool) {
         let thread = Thread { [self] in
             let outcome = Result { () throws(ReportJobError) -> IngestStatistics in
                 try ReportBasis.reading { () throws(LedgerError) in
                     let ledger = try location.open(.readOnly)
                     try ledger.quickCheck()
-                    return try ledger.statistics()
+                    return try ledger.statistics(readingEventRange: readingEventRange)
                 }
             }
             result.withLock { $0 = outcome }

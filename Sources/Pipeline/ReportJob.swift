@@ -105,13 +105,11 @@ public struct ReportJob {
     public func compute(ledger: any LedgerStore, location: LedgerLocation? = nil) throws(ReportJobError) -> Outcome {
         guard let location else {
             let basis = try ReportBasis(ledger: ledger, settings: settings)
-            let engine = try foldWhole(ledger: ledger, options: basis.options)
-            return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
-                           ingest: basis.ingest, files: [])
+            return Outcome(basis: basis, engine: try foldWhole(ledger: ledger, options: basis.options))
         }
         // The check and the statistics, whole-ledger reads both, start first and go on beside the slices; only
-        // the facts' event range (for the default as-of) is read before the slices.
-        let sideReads = LedgerSideReads(location: location)
+        // the facts' event range (for the default as-of) is read before the slices, and not again beside them.
+        let sideReads = LedgerSideReads(location: location, readingEventRange: settings.asOf != nil)
         let computed = Result { () throws(ReportJobError) -> (ReportBasis.Opening, MetricsEngine) in
             let opening = try ReportBasis.Opening(ledger: ledger, settings: settings) { () throws(LedgerError) in
                 try ledger.eventRange()
@@ -132,11 +130,9 @@ public struct ReportJob {
         case (.success, .failure(let error)):
             throw error
         case (.success(var ingest), .success(let (opening, engine))):
-            // The summary's event range is the one the as-of was taken from, even if an ingest added facts since.
+            // The summary's event range is the one the as-of was taken from.
             if let range = opening.eventRange { (ingest.firstEventAt, ingest.lastEventAt) = range }
-            let basis = ReportBasis(opening: opening, ingest: ingest)
-            return Outcome(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
-                           ingest: basis.ingest, files: [])
+            return Outcome(basis: ReportBasis(opening: opening, ingest: ingest), engine: engine)
         }
     }
 
@@ -150,7 +146,9 @@ public struct ReportJob {
 
     /// Computes slice `shard` (1-based) of `shards` of the subscriptions (a range of buckets) and writes its
     /// mergeable state to `path`: what `report --shard K/N --partial FILE` does on any machine.
+    /// The ledger is checked first (``LedgerStore/quickCheck()``), as a whole report checks it.
     public func runPartial(ledger: any LedgerStore, shard: Int, of shards: Int, to path: String) throws(ReportJobError) {
+        try ReportBasis.reading { () throws(LedgerError) in try ledger.quickCheck() }
         let basis = try ReportBasis(ledger: ledger, settings: settings)
         let buckets = LedgerBucket.range(slice: shard, of: shards)
         let counter = SubscriptionCounter(output: progress)
@@ -282,5 +280,13 @@ public enum ReportJobError: Error, Sendable, CustomStringConvertible {
         case .partial(let file, let reason): "--merge: \(file) \(reason)"
         case .write(let error): "could not write the reports: \(error)"
         }
+    }
+}
+
+extension ReportJob.Outcome {
+    /// The tables `engine` folded, on `basis`; no file written yet.
+    init(basis: ReportBasis, engine: MetricsEngine) {
+        self.init(tables: engine.finish(), asOf: basis.options.asOf, futureStatementAt: basis.futureStatementAt,
+                  ingest: basis.ingest, files: [])
     }
 }

@@ -103,12 +103,7 @@ struct ReportSlices {
         DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
             let result: Result<MetricsEngine, ReportJobError>
             do throws(ReportJobError) {
-                let ledger: any LedgerStore
-                do throws(LedgerError) {
-                    ledger = try location.open(.readOnly)
-                } catch {
-                    throw ReportJobError.ledger(error)
-                }
+                let ledger = try ReportBasis.reading { () throws(LedgerError) in try location.open(.readOnly) }
                 result = .success(try Self.foldSlice(ledger: ledger, buckets: ranges[index], options: options,
                                                      counter: counter))
             } catch {

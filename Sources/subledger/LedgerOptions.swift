@@ -25,14 +25,11 @@ struct LedgerOptions: ParsableArguments {
     }
 
     /// Opens the existing ledger read-only; a missing, foreign or not yet upgraded ledger is a usage error
-    /// (exit 2) saying what to do. `checked`: run the quick check first (`report --shard`; a whole report checks
-    /// beside its slices, `ReportJob`), so that numbers are never taken from a damaged ledger (exit 2, with how
-    /// to recover).
-    func openForReading(checked: Bool = false) throws -> any LedgerStore {
+    /// (exit 2) saying what to do. Reports check it themselves (`ReportJob`), so that numbers are never taken
+    /// from a damaged ledger (exit 2, with how to recover).
+    func openForReading() throws -> any LedgerStore {
         do {
-            let ledger = try location.open(.readOnly)
-            if checked { try ledger.quickCheck() }
-            return ledger
+            return try location.open(.readOnly)
         } catch {
             throw CommandFailure.ledger(error)
         }

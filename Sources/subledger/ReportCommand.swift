@@ -63,7 +63,8 @@ struct ReportCommand: LoggingCommand {
         if !merge.isEmpty {
             outcome = try job.reporting { () throws(ReportJobError) in try job.runMerge(partials: merge) }
         } else if let shard, let partial, let (k, n) = Self.slice(shard) {
-            let store = try ledger.openForReading(checked: true)
+            // The job checks the ledger first.
+            let store = try ledger.openForReading()
             try job.reporting { () throws(ReportJobError) in try job.runPartial(ledger: store, shard: k, of: n, to: partial) }
             let buckets = LedgerBucket.range(slice: k, of: n)
             print("slice \(k)/\(n) (buckets \(buckets.lowerBound)-\(buckets.upperBound)) written to \(partial); " +

@@ -66,7 +66,7 @@ import Testing
                 }
             }
             digests.insert(try ledger.contentDigest())
-            #expect(try ledger.warnings() == ["timestamps_in_seconds": 1, "message_id_conflicts": 0, "parts_quarantined": 1])
+            #expect(try ledger.statistics().warnings == ["timestamps_in_seconds": 1, "message_id_conflicts": 0, "parts_quarantined": 1])
             var entries: [QuarantinedRecord] = []
             try ledger.forEachQuarantined(reason: "invalid_payload") { entries.append($0) }
             #expect(entries.map(\.provenance.position) == [4])
@@ -87,7 +87,7 @@ import Testing
                 _ = try ledger.store(record(key, subject: nil, position: Int64(position)), facts: [])
             }
         }
-        #expect(try ledger.warnings()["message_id_conflicts"] == 2)
+        #expect(try ledger.statistics().warnings["message_id_conflicts"] == 2)
     }
 
     /// An ingest counts the conflicts its own records add (through its run, never the whole ledger), and runs
@@ -114,7 +114,7 @@ import Testing
         }
         // first: 9:b after 9:a. second: 7:b (7:a earlier), 9:c (9:a, 9:b earlier), 8:b after 8:a; `a` is not `a:B`.
         #expect(added == [1, 3])
-        #expect(try ledger.warnings()["message_id_conflicts"] == 4)
+        #expect(try ledger.statistics().warnings["message_id_conflicts"] == 4)
     }
 
     /// Issue 18: a ledger written before times were checked may hold an instant at the edge of Int64. `status`
