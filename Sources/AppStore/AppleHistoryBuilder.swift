@@ -30,7 +30,8 @@ public struct AppleHistoryBuilder: Sendable {
     /// The history of the subscription `id` (its `original_transaction_id`) from all its facts, in any order:
     /// the facts are sorted first, so the result is a pure function of the set (see docs/DESIGN.md, "Apple").
     public func history(id: String, facts rows: [Fact]) -> SubscriptionHistory {
-        let rows = rows.filter { $0.platform == .apple }.sorted(by: Self.precedes)
+        var rows = rows.filter { $0.platform == .apple }
+        rows.sortInPlace(by: Self.precedes)
         let facts = rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } }
         let cancellations = Self.cancellations(facts)
         var periods = mergedPeriods(facts)
@@ -228,17 +229,22 @@ public struct AppleHistoryBuilder: Sendable {
     // MARK: Order
 
     /// A total order on facts: statement time first (so later statements are applied last), then every column.
-    static func precedes(_ a: Fact, _ b: Fact) -> Bool {
-        if a.observedAt != b.observedAt { return a.observedAt < b.observedAt }
-        if a.kind != b.kind { return a.kind < b.kind }
-        if a.at != b.at { return a.at < b.at }
-        if a.subject != b.subject { return a.subject < b.subject }
-        if a.ref != b.ref { return (a.ref ?? "") < (b.ref ?? "") }
-        if a.end != b.end { return (a.end ?? .min) < (b.end ?? .min) }
-        if a.detail != b.detail { return (a.detail ?? "") < (b.detail ?? "") }
-        if a.productId != b.productId { return (a.productId ?? "") < (b.productId ?? "") }
-        if a.amountMicros != b.amountMicros { return (a.amountMicros ?? .min) < (b.amountMicros ?? .min) }
-        if a.currency != b.currency { return (a.currency ?? "") < (b.currency ?? "") }
-        return a.flags.rawValue < b.flags.rawValue
+    /// It reads the two facts where they lie, for ``Swift/Array/sortInPlace(by:)``.
+    static func precedes(_ a: UnsafePointer<Fact>, _ b: UnsafePointer<Fact>) -> Bool {
+        if a.pointee.observedAt != b.pointee.observedAt { return a.pointee.observedAt < b.pointee.observedAt }
+        if a.pointee.kind != b.pointee.kind { return a.pointee.kind < b.pointee.kind }
+        if a.pointee.at != b.pointee.at { return a.pointee.at < b.pointee.at }
+        if a.pointee.subject != b.pointee.subject { return a.pointee.subject < b.pointee.subject }
+        if a.pointee.ref != b.pointee.ref { return (a.pointee.ref ?? "") < (b.pointee.ref ?? "") }
+        if a.pointee.end != b.pointee.end { return (a.pointee.end ?? .min) < (b.pointee.end ?? .min) }
+        if a.pointee.detail != b.pointee.detail { return (a.pointee.detail ?? "") < (b.pointee.detail ?? "") }
+        if a.pointee.productId != b.pointee.productId {
+            return (a.pointee.productId ?? "") < (b.pointee.productId ?? "")
+        }
+        if a.pointee.amountMicros != b.pointee.amountMicros {
+            return (a.pointee.amountMicros ?? .min) < (b.pointee.amountMicros ?? .min)
+        }
+        if a.pointee.currency != b.pointee.currency { return (a.pointee.currency ?? "") < (b.pointee.currency ?? "") }
+        return a.pointee.flags.rawValue < b.pointee.flags.rawValue
     }
 }

@@ -19,7 +19,7 @@ extension SQLLedger {
             var group: [Fact] = []
             var failure: (any Error)?
             func hand(_ open: (platform: Platform, id: String)) {
-                group.sort(by: Fact.precedesInHistory)
+                group.sortInPlace(by: Fact.precedesInHistory)
                 do { try body(open.platform, open.id, group) } catch { failure = error }
                 group.removeAll(keepingCapacity: true)
             }
@@ -95,18 +95,23 @@ struct ChainRoot: Sendable {
 extension Fact {
     /// The order of a subscription's facts that history builders read: by instant, kind, statement time and
     /// reference, then every other column, so that the order is total and the same in either engine.
-    static func precedesInHistory(_ a: Fact, _ b: Fact) -> Bool {
-        if a.at != b.at { return a.at < b.at }
-        if a.kind != b.kind { return a.kind.rawValue.utf8.lexicographicallyPrecedes(b.kind.rawValue.utf8) }
-        if a.observedAt != b.observedAt { return a.observedAt < b.observedAt }
-        if let order = Self.order(a.ref, b.ref) { return order }
-        if let order = Self.order(a.subject, b.subject) { return order }
-        if let order = Self.order(a.detail, b.detail) { return order }
-        if let order = Self.order(a.productId, b.productId) { return order }
-        if a.end != b.end { return (a.end ?? .min) < (b.end ?? .min) }
-        if a.amountMicros != b.amountMicros { return (a.amountMicros ?? .min) < (b.amountMicros ?? .min) }
-        if let order = Self.order(a.currency, b.currency) { return order }
-        return a.flags.rawValue < b.flags.rawValue
+    /// It reads the two facts where they lie, for ``Swift/Array/sortInPlace(by:)``.
+    static func precedesInHistory(_ a: UnsafePointer<Fact>, _ b: UnsafePointer<Fact>) -> Bool {
+        if a.pointee.at != b.pointee.at { return a.pointee.at < b.pointee.at }
+        if a.pointee.kind != b.pointee.kind {
+            return a.pointee.kind.rawValue.utf8.lexicographicallyPrecedes(b.pointee.kind.rawValue.utf8)
+        }
+        if a.pointee.observedAt != b.pointee.observedAt { return a.pointee.observedAt < b.pointee.observedAt }
+        if let order = Self.order(a.pointee.ref, b.pointee.ref) { return order }
+        if let order = Self.order(a.pointee.subject, b.pointee.subject) { return order }
+        if let order = Self.order(a.pointee.detail, b.pointee.detail) { return order }
+        if let order = Self.order(a.pointee.productId, b.pointee.productId) { return order }
+        if a.pointee.end != b.pointee.end { return (a.pointee.end ?? .min) < (b.pointee.end ?? .min) }
+        if a.pointee.amountMicros != b.pointee.amountMicros {
+            return (a.pointee.amountMicros ?? .min) < (b.pointee.amountMicros ?? .min)
+        }
+        if let order = Self.order(a.pointee.currency, b.pointee.currency) { return order }
+        return a.pointee.flags.rawValue < b.pointee.flags.rawValue
     }
 
     /// Byte order with NULL first, as SQL sorts it; `nil` when equal.

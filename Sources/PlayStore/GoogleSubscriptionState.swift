@@ -34,15 +34,16 @@ struct GoogleSubscriptionState: Hashable, Sendable {
         self.cancelReason = cancelReason
     }
 
-    /// Parses ``code``; `nil` for anything else.
+    /// Parses ``code``; `nil` for anything else. Split as bytes: report time parses the code of every state fact,
+    /// and splitting the string itself would find the grapheme boundaries of every character first.
     init?(code: String) {
-        let parts = code.split(separator: ";", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].hasPrefix("v"), let version = Int(parts[0].dropFirst()),
-              parts[2].hasPrefix("pay="), parts[3].hasPrefix("cancel=") else { return nil }
+        let parts = code.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].first == UInt8(ascii: "v"), let version = Int(Substring(parts[0].dropFirst())),
+              parts[2].starts(with: "pay=".utf8), parts[3].starts(with: "cancel=".utf8) else { return nil }
         self.version = version
-        self.state = String(parts[1])
-        self.paymentState = Int(parts[2].dropFirst(4))
-        self.cancelReason = Int(parts[3].dropFirst(7))
+        self.state = String(Substring(parts[1]))
+        self.paymentState = Int(Substring(parts[2].dropFirst(4)))
+        self.cancelReason = Int(Substring(parts[3].dropFirst(7)))
     }
 
     /// The state of a v1 `SubscriptionPurchase`, which has none: derived from what it shows at `observedAt`.

@@ -35,7 +35,8 @@ struct TokenFacts {
     init(token: String, facts: [Fact]) {
         self.token = token
         // Sorting on the full content first makes every later tie-break independent of the input order.
-        let ordered = facts.sorted(by: TokenFacts.precedes)
+        var ordered = facts
+        ordered.sortInPlace(by: TokenFacts.precedes)
         for row in ordered {
             guard let fact = GoogleFactCodec.decode(row) else { continue }
             switch fact {
@@ -93,16 +94,21 @@ struct TokenFacts {
     }
 
     /// A total order on facts: time first, then every other column.
-    static func precedes(_ a: Fact, _ b: Fact) -> Bool {
-        if a.observedAt != b.observedAt { return a.observedAt < b.observedAt }
-        if a.at != b.at { return a.at < b.at }
-        if a.kind != b.kind { return a.kind < b.kind }
-        if a.ref != b.ref { return (a.ref ?? "") < (b.ref ?? "") }
-        if a.detail != b.detail { return (a.detail ?? "") < (b.detail ?? "") }
-        if a.end != b.end { return (a.end ?? .min) < (b.end ?? .min) }
-        if a.productId != b.productId { return (a.productId ?? "") < (b.productId ?? "") }
-        if a.amountMicros != b.amountMicros { return (a.amountMicros ?? .min) < (b.amountMicros ?? .min) }
-        if a.currency != b.currency { return (a.currency ?? "") < (b.currency ?? "") }
-        return a.flags.rawValue < b.flags.rawValue
+    /// It reads the two facts where they lie, for ``Swift/Array/sortInPlace(by:)``.
+    static func precedes(_ a: UnsafePointer<Fact>, _ b: UnsafePointer<Fact>) -> Bool {
+        if a.pointee.observedAt != b.pointee.observedAt { return a.pointee.observedAt < b.pointee.observedAt }
+        if a.pointee.at != b.pointee.at { return a.pointee.at < b.pointee.at }
+        if a.pointee.kind != b.pointee.kind { return a.pointee.kind < b.pointee.kind }
+        if a.pointee.ref != b.pointee.ref { return (a.pointee.ref ?? "") < (b.pointee.ref ?? "") }
+        if a.pointee.detail != b.pointee.detail { return (a.pointee.detail ?? "") < (b.pointee.detail ?? "") }
+        if a.pointee.end != b.pointee.end { return (a.pointee.end ?? .min) < (b.pointee.end ?? .min) }
+        if a.pointee.productId != b.pointee.productId {
+            return (a.pointee.productId ?? "") < (b.pointee.productId ?? "")
+        }
+        if a.pointee.amountMicros != b.pointee.amountMicros {
+            return (a.pointee.amountMicros ?? .min) < (b.pointee.amountMicros ?? .min)
+        }
+        if a.pointee.currency != b.pointee.currency { return (a.pointee.currency ?? "") < (b.pointee.currency ?? "") }
+        return a.pointee.flags.rawValue < b.pointee.flags.rawValue
     }
 }

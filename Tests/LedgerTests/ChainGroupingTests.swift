@@ -59,4 +59,41 @@ import Testing
         let ordered = try groups(ledger).first?.2 ?? []
         #expect(ordered == [facts[4], facts[3], facts[2], facts[1], facts[0]])
     }
+
+    /// A long history (hundreds of facts, as years of renewals give) stored in shuffled order comes back in the
+    /// documented order, computed here from the columns as tuples.
+    @Test func aLongHistoryComesBackInTheDocumentedOrder() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("long.sqlite"))
+        var generator = SystemRandomNumberGenerator()
+        let kinds: [Fact.Kind] = ["order", "cancel", "state", "zeta"]
+        let facts = (0..<400).map { (index: Int) -> Fact in
+            let ref: String? = index % 5 == 0 ? nil : "GPA.\(index % 13)"
+            return googleFact("t", kind: kinds[index % 4], at: Millis(index % 37), observedAt: Millis(index % 11), ref: ref)
+        }
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            for (index, fact) in facts.shuffled(using: &generator).enumerated() {
+                _ = try ledger.store(storedRecord("k\(index)", subject: "t"), facts: [fact])
+            }
+        }
+        // Only these columns differ; a missing ref sorts first, as NULL does in SQL.
+        func key(_ fact: Fact) -> (Millis, String, Millis, Int, String) {
+            (fact.at, fact.kind.rawValue, fact.observedAt, fact.ref == nil ? 0 : 1, fact.ref ?? "")
+        }
+        let expected = Array(Set(facts)).sorted { key($0) < key($1) }
+        #expect(try groups(ledger).first?.2 == expected)
+    }
+}
+
+/// `Array.sortInPlace(by:)`, the sort of every subscription's facts at report time, against the standard sort.
+@Suite struct SortInPlaceTests {
+    @Test(arguments: [0, 1, 2, 3, 17, 256, 1_000])
+    func sortsLikeTheStandardSort(count: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let values = (0..<count).map { _ in (Int.random(in: 0..<20, using: &generator), "value-\(Int.random(in: 0..<50, using: &generator))") }
+        var sorted = values
+        sorted.sortInPlace { ($0.pointee.0, $0.pointee.1) < ($1.pointee.0, $1.pointee.1) }
+        let expected = values.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        #expect(sorted.map(\.0) == expected.map(\.0) && sorted.map(\.1) == expected.map(\.1))
+    }
 }

@@ -49,4 +49,23 @@ import Testing
         #expect(GoogleFactCodec.decode(Fact(platform: .google, subject: "t", kind: "period", at: 0, observedAt: 0)) == nil)
         #expect(GoogleFactCodec.decode(Fact(platform: .apple, subject: "t", kind: GoogleFactKind.start, at: 0, observedAt: 0)) == nil)
     }
+
+    /// State codes as the translators write them, v1 and v2, with absent numbers and a state name Google may add
+    /// later (kept verbatim, whatever its characters), read back; anything else is not a state.
+    @Test func stateCodesReadBackAndMalformedOnesAreRefused() {
+        let states = [
+            GoogleSubscriptionState(version: 2, state: GoogleSubscriptionState.canceled, paymentState: nil, cancelReason: 0),
+            GoogleSubscriptionState(version: 1, state: GoogleSubscriptionState.onHold, paymentState: 0, cancelReason: nil),
+            GoogleSubscriptionState(version: 2, state: "SUBSCRIPTION_STATE_ÉTAT_NOUVEAU", paymentState: nil, cancelReason: nil),
+            GoogleSubscriptionState(version: 12, state: "", paymentState: 3, cancelReason: 3),
+        ]
+        for state in states { #expect(GoogleSubscriptionState(code: state.code) == state) }
+        #expect(states[0].code == "v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0")
+        for code in ["", "v2", "x2;S;pay=;cancel=", "v;S;pay=;cancel=", "v2;S;pay=;cancel=;", "v2;S;paid=1;cancel=",
+                     "v2;S;pay=1;reason=", "v2;S;pay=1"] {
+            #expect(GoogleSubscriptionState(code: code) == nil, "\(code)")
+        }
+        #expect(GoogleSubscriptionState(code: "v2;S;pay=x;cancel=7")
+                    == GoogleSubscriptionState(version: 2, state: "S", paymentState: nil, cancelReason: 7))
+    }
 }
