@@ -127,7 +127,7 @@ extension SQLiteLedger {
             try keep.bind(6, record.receivedAt)
             try keep.run()
         }
-        for fact in facts { try self.insert(fact, statedBy: record.dedupKey) }
+        if !facts.isEmpty { try insertFacts(facts, statedBy: record.dedupKey) }
         for part in record.parts { try insertPart(part) }
         return isNew
     }
@@ -166,12 +166,21 @@ extension SQLiteLedger {
         return statement.changes > 0
     }
 
-    /// Writes a fact: at once outside a transaction; inside one, it waits in ``pendingFacts`` to be inserted in
-    /// key order with the transaction's other facts (``insertPendingFacts()``).
-    private func insert(_ keyed: KeyedFact, statedBy record: String) throws(LedgerError) {
-        guard inTransaction else { return try insertNow(keyed, statedBy: record, using: prepared(LedgerSchema.insertFact)) }
-        pendingFacts.append(PendingFact(keyed: keyed, record: record))
-        if pendingFacts.count >= Self.pendingFactsLimit { try insertPendingFacts() }
+    /// Writes a record's facts: at once outside a transaction; inside one, they wait in ``pendingFacts`` to be
+    /// inserted in key order with the transaction's other facts (``insertPendingFacts()``).
+    private func insertFacts(_ facts: [KeyedFact], statedBy record: String) throws(LedgerError) {
+        guard inTransaction else {
+            let statement = try prepared(LedgerSchema.insertFact)
+            return try facts.withUnsafeBufferPointer { (facts) throws(LedgerError) in
+                for index in facts.indices {
+                    statement.reset()
+                    try insertNow(facts.baseAddress.unsafelyUnwrapped + index, statedBy: record, using: statement)
+                }
+            }
+        }
+        pendingFacts.append(PendingFacts(facts: facts, record: record))
+        pendingFactCount += facts.count
+        if pendingFactCount >= Self.pendingFactsLimit { try insertPendingFacts() }
     }
 
     /// At most this many facts wait for their transaction's commit: about 15 MB of memory (twice as many took
@@ -186,16 +195,33 @@ extension SQLiteLedger {
     /// the order.
     func insertPendingFacts() throws(LedgerError) {
         guard !pendingFacts.isEmpty else { return }
-        // Sorts one integer per fact, not the facts: moving or even reading a fact out of the array retains and
-        // releases each of its strings, which cost more than the inserts saved.
-        let order = pendingFacts.indices.map { pendingFacts[$0].sortKey(index: $0) }.sorted()
+        // Sorts one integer per fact, not the facts, and reads the facts where they lie: moving or even reading a
+        // fact out of an array (a copy) retains and releases each of its strings, which cost more than the
+        // inserts saved.
         let statement = try prepared(LedgerSchema.insertFact)
-        for key in order {
-            let index = Int(truncatingIfNeeded: key & PendingFact.indexMask)
-            statement.reset()
-            try insertNow(pendingFacts[index].keyed, statedBy: pendingFacts[index].record, using: statement)
+        try pendingFacts.withUnsafeBufferPointer { (batches) throws(LedgerError) in
+            var order: [UInt64] = []
+            order.reserveCapacity(pendingFactCount)
+            for (batch, pending) in batches.enumerated() {
+                pending.facts.withUnsafeBufferPointer { facts in
+                    for index in facts.indices {
+                        order.append(PendingFacts.sortKey(of: facts.baseAddress.unsafelyUnwrapped + index,
+                                                          batch: batch, index: index))
+                    }
+                }
+            }
+            order.sort()
+            for key in order {
+                let (batch, index) = PendingFacts.place(key)
+                statement.reset()
+                try batches[batch].facts.withUnsafeBufferPointer { (facts) throws(LedgerError) in
+                    try insertNow(facts.baseAddress.unsafelyUnwrapped + index, statedBy: batches[batch].record,
+                                  using: statement)
+                }
+            }
         }
         pendingFacts.removeAll(keepingCapacity: true)
+        pendingFactCount = 0
     }
 
     /// ``insertPendingFacts()`` when `sql` reads or writes the facts table.
@@ -203,43 +229,46 @@ extension SQLiteLedger {
         if !pendingFacts.isEmpty, sql.contains("facts") { try insertPendingFacts() }
     }
 
-    /// Inserts one fact with `statement`, ``LedgerSchema/insertFact`` ready for a new row.
-    private func insertNow(_ keyed: KeyedFact, statedBy record: String,
+    /// Inserts one fact with `statement`, ``LedgerSchema/insertFact`` ready for a new row; `keyed` is read where
+    /// it lies, field by field (see ``insertPendingFacts()``).
+    private func insertNow(_ keyed: UnsafePointer<KeyedFact>, statedBy record: String,
                            using statement: SQLiteStatement) throws(LedgerError) {
-        let fact = keyed.fact
-        try statement.bind(1, blob: keyed.key.bytes[...])
-        try statement.bind(2, fact.platform.rawValue)
-        try statement.bind(3, fact.subject)
-        try statement.bind(4, fact.kind.rawValue)
-        try statement.bind(5, fact.at)
-        try statement.bind(6, fact.observedAt)
-        try statement.bind(7, fact.ref)
-        try statement.bind(8, fact.detail)
-        try statement.bind(9, fact.productId)
-        try statement.bind(10, fact.end)
-        try statement.bind(11, fact.amountMicros)
-        try statement.bind(12, fact.currency)
-        try statement.bind(13, fact.flags.rawValue)
+        try statement.bind(1, blob: keyed.pointee.key.bytes[...])
+        try statement.bind(2, keyed.pointee.fact.platform.rawValue)
+        try statement.bind(3, keyed.pointee.fact.subject)
+        try statement.bind(4, keyed.pointee.fact.kind.rawValue)
+        try statement.bind(5, keyed.pointee.fact.at)
+        try statement.bind(6, keyed.pointee.fact.observedAt)
+        try statement.bind(7, keyed.pointee.fact.ref)
+        try statement.bind(8, keyed.pointee.fact.detail)
+        try statement.bind(9, keyed.pointee.fact.productId)
+        try statement.bind(10, keyed.pointee.fact.end)
+        try statement.bind(11, keyed.pointee.fact.amountMicros)
+        try statement.bind(12, keyed.pointee.fact.currency)
+        try statement.bind(13, keyed.pointee.fact.flags.rawValue)
         try statement.bind(14, record)
-        try statement.bind(15, keyed.bucket)
+        try statement.bind(15, keyed.pointee.bucket)
         try statement.run()
     }
 }
 
-/// A fact waiting for its transaction's commit, with the record that stated it.
-struct PendingFact {
-    let keyed: KeyedFact
+/// The facts of one record waiting for their transaction's commit, with the record's key.
+struct PendingFacts {
+    let facts: [KeyedFact]
     let record: String
 
-    /// The low bits of ``sortKey(index:)``: the fact's position among the pending facts.
-    static let indexMask: UInt64 = (1 << 24) - 1
+    /// Orders fact `index` of batch `batch` (read where it lies) as the facts table's primary key does as far as
+    /// pages go: by bucket, then platform (apple before google, as their names sort), then where it waits. A
+    /// bucket's facts are a few dozen pages, which stay in cache while one bucket is written, so the order within
+    /// it does not matter (nor does it for the result). Bits: bucket 10, platform 2, batch 24, index 28.
+    static func sortKey(of fact: UnsafePointer<KeyedFact>, batch: Int, index: Int) -> UInt64 {
+        precondition(batch < 1 << 24 && index < 1 << 28, "more pending facts than a sort key can place")
+        let platform: UInt64 = fact.pointee.fact.platform == .apple ? 1 : 2
+        return UInt64(fact.pointee.bucket) << 54 | platform << 52 | UInt64(batch) << 28 | UInt64(index)
+    }
 
-    /// Orders the fact as the facts table's primary key does as far as pages go: by bucket, then platform (the
-    /// first byte of its name), then position. A bucket's facts are a few dozen pages, which stay in cache
-    /// while one bucket is written, so the order within it does not matter (nor does it for the result).
-    func sortKey(index: Int) -> UInt64 {
-        precondition(index <= Self.indexMask, "more pending facts than a sort key can place")
-        let platform = UInt64(keyed.fact.platform.rawValue.utf8.first ?? 0)
-        return UInt64(keyed.bucket) << 32 | platform << 24 | UInt64(index)
+    /// The (batch, index) a ``sortKey(of:batch:index:)`` places.
+    static func place(_ key: UInt64) -> (batch: Int, index: Int) {
+        (Int(truncatingIfNeeded: key >> 28 & (1 << 24 - 1)), Int(truncatingIfNeeded: key & (1 << 28 - 1)))
     }
 }

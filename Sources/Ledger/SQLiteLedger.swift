@@ -24,7 +24,9 @@ public final class SQLiteLedger: SQLLedger {
     var outcomeRowsPerQuery: Int64 = 1 << 17
     /// Facts written in the open transaction and not yet inserted (``SQLiteLedger/insertPendingFacts()``); the
     /// commit and every shared statement on the facts table insert them first.
-    var pendingFacts: [PendingFact] = []
+    var pendingFacts: [PendingFacts] = []
+    /// How many facts ``pendingFacts`` holds.
+    var pendingFactCount = 0
 
     /// Opens (and with ``LedgerAccess/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
     /// statement waits for another connection's write lock. A database that is not a subledger ledger is refused
@@ -76,6 +78,7 @@ public final class SQLiteLedger: SQLLedger {
 
     public func rollbackTransaction() {
         pendingFacts.removeAll()
+        pendingFactCount = 0
         guard inTransaction else { return }
         try? connection.execute("ROLLBACK")
         inTransaction = false
