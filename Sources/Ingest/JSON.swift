@@ -107,6 +107,15 @@ public struct JSONObject: Sendable, Hashable {
         values = []
     }
 
+    /// An empty object with room for `capacity` members: the parser starts every object so, since growing from
+    /// nothing reallocates both arrays at 1, 2, 4 and 8 members (a third of parsing time went to that).
+    init(capacity: Int) {
+        keys = []
+        values = []
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+    }
+
     /// An object with `members` in the given order.
     public init(_ members: [(String, JSON)]) {
         keys = members.map(\.0)

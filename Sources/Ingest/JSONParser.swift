@@ -88,12 +88,12 @@ public struct JSONParser {
 
         mutating func object(depth: Int) throws(JSONParseError) -> JSON {
             index += 1
-            var object = JSONObject()
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(object)
+                return .object(JSONObject())
             }
+            var object = JSONObject(capacity: 8)
             var names = MemberNames()
             while true {
                 skipWhitespace()
@@ -120,12 +120,13 @@ public struct JSONParser {
 
         mutating func array(depth: Int) throws(JSONParseError) -> JSON {
             index += 1
-            var elements: [JSON] = []
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return .array(elements)
+                return .array([])
             }
+            var elements: [JSON] = []
+            elements.reserveCapacity(4)
             while true {
                 skipWhitespace()
                 do {
