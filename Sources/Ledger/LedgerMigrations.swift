@@ -41,7 +41,7 @@ struct LedgerMigration: Sendable {
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
     static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases,
-                                          skippedFiles, partialIndexes, sqliteQueueInStoredOrder]
+                                          skippedFiles, partialIndexes, sqliteQueueInStoredOrder, recordsWithoutPayload]
 
     /// `pending` without the steps that only add indexes (``LedgerMigration/onlyIndexes``).
     static func needingAWriter(_ pending: [String]) -> [String] {
@@ -268,6 +268,14 @@ enum LedgerMigrations {
     static let sqliteQueueInStoredOrder = LedgerMigration(name: "009-sqlite-queue-in-stored-order", onlyIndexes: true,
                                                           engines: [.sqlite]) { _ in [
         "DROP INDEX reprocess_queue_by_provenance",
+    ] }
+
+    /// Records without a payload (only a ledger written before payloads were kept has them; such a ledger must
+    /// be reprocessed) are looked for whenever a command opens the ledger, `report` included; without an index
+    /// that was a scan of every record, payloads and all, before anything else could start (0.06 to 0.15 s on
+    /// the 20,000-subscriber bench ledger). The partial index is empty in every ledger written since.
+    static let recordsWithoutPayload = LedgerMigration(name: "010-records-without-payload", onlyIndexes: true) { _ in [
+        "CREATE INDEX records_without_payload ON records (file) WHERE payload IS NULL",
     ] }
 }
 

@@ -130,7 +130,7 @@ import Testing
                                                     "DROP INDEX quarantine_parts"],
                                              then: "SELECT name FROM sqlite_schema WHERE name LIKE 'records_%' ORDER BY name",
                                              gives: ["records_by_bucket", "records_by_run", "records_in_seconds",
-                                                     "records_test_subjects"])
+                                                     "records_test_subjects", "records_without_payload"])
     }
 
     /// The same for `009-sqlite-queue-in-stored-order` (SQLite only), which drops the queue's provenance index.
@@ -139,6 +139,14 @@ import Testing
                                              undo: ["CREATE INDEX reprocess_queue_by_provenance ON reprocess_queue (file, member, position, origin, key)"],
                                              then: "SELECT name FROM sqlite_schema WHERE tbl_name = 'reprocess_queue' AND type = 'index'",
                                              gives: ["sqlite_autoindex_reprocess_queue_1"])
+    }
+
+    /// The same for `010-records-without-payload`, the partial index that finds a ledger from before payloads
+    /// were kept without scanning every record.
+    @Test func aLedgerWaitingForThePayloadlessIndexIsReadableAndTheWriterAddsIt() throws {
+        try expectIndexStepWaitsForTheWriter("010-records-without-payload", undo: ["DROP INDEX records_without_payload"],
+                                             then: "SELECT sql FROM sqlite_schema WHERE name = 'records_without_payload'",
+                                             gives: ["CREATE INDEX records_without_payload ON records (file) WHERE payload IS NULL"])
     }
 
     /// A ledger of one record set back to before `step` by `undo` is read as it is and not stale; once the next
