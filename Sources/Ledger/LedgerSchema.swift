@@ -334,7 +334,7 @@ enum LedgerSchema {
 
     /// Pub/Sub messages beyond the first of each `messageId` (keys `msg:<id>:<64 hex>`): id conflicts.
     static let messageIdConflicts = """
-        SELECT COUNT(*) - COUNT(DISTINCT substr(dedup_key, 1, length(dedup_key) - 64)) FROM records
+        SELECT COUNT(*) - COUNT(DISTINCT \(messageId("dedup_key"))) FROM records
         WHERE dedup_key >= 'msg:' AND dedup_key < 'msg;'
         """
 
@@ -348,12 +348,20 @@ enum LedgerSchema {
         WHERE r.run = ? AND r.dedup_key >= 'msg:' AND r.dedup_key < 'msg;'
             AND EXISTS (
                 SELECT 1 FROM records o
-                WHERE o.dedup_key >= substr(r.dedup_key, 1, length(r.dedup_key) - 64)
-                    AND o.dedup_key < substr(r.dedup_key, 1, length(r.dedup_key) - 64) || 'g'
-                    AND substr(o.dedup_key, 1, length(o.dedup_key) - 64) = substr(r.dedup_key, 1, length(r.dedup_key) - 64)
+                WHERE o.dedup_key >= \(messageId("r.dedup_key"))
+                    AND o.dedup_key < \(messageId("r.dedup_key")) || 'g'
+                    AND \(messageId("o.dedup_key")) = \(messageId("r.dedup_key"))
                     AND o.dedup_key <> r.dedup_key
                     AND (COALESCE(o.run, '') <> r.run OR o.dedup_key < r.dedup_key))
         """
+
+    /// The `msg:<id>:` part of a message's key `column` (the key without its 64 hex digits); empty for a key too
+    /// short to be one. Written so for PostgreSQL, where `substr` with a negative length is an error, not an empty
+    /// string: SQL does not say in which order a row's conditions are evaluated, and on a large ledger PostgreSQL
+    /// joins by hashing, computing this for every record before the key range leaves the messages.
+    private static func messageId(_ column: String) -> String {
+        "substr(\(column), 1, CASE WHEN length(\(column)) > 64 THEN length(\(column)) - 64 ELSE 0 END)"
+    }
 
     /// Whole quarantined records by reason (first column 0), and parts of used records (1).
     static let quarantineByReason = """

@@ -46,11 +46,16 @@ final class PostgresTestServer: @unchecked Sendable {
                                "start"])
     }
 
-    /// The URL of a new, empty database on this server.
-    func database(_ name: String) throws -> String {
+    /// The URL of a new, empty database on this server; `settings` (name, value) apply to every session opened
+    /// on it (`ALTER DATABASE ... SET`), e.g. planner switches that make a small table planned as a large one.
+    func database(_ name: String, settings: [(String, String)] = []) throws -> String {
         guard let binaries = Self.binaries else { throw Failure("no PostgreSQL server binaries") }
         let database = "t_" + name.lowercased().filter { $0.isLetter || $0.isNumber } + "_" + UUID().uuidString.prefix(6).lowercased()
         try Self.run([binaries + "/createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "subledger", database])
+        for (setting, value) in settings {
+            try Self.run([binaries + "/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "subledger", "-d", database,
+                          "-v", "ON_ERROR_STOP=1", "-c", "ALTER DATABASE \(database) SET \(setting) = \(value)"])
+        }
         return "postgres://subledger@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
