@@ -28,11 +28,19 @@ ingest_workers() {
   local workers=$1 database="w$1" start end
   "$PGBIN/createdb" -h 127.0.0.1 -p "$port" -U subledger "$database"
   local url="postgres://subledger@127.0.0.1:$port/$database?sslmode=disable"
+  local pids=() pid status
   start=$(seconds)
-  for _ in $(seq "$workers"); do
-    "$BIN" ingest --db "$url" --apple-root-ca "$data/apple-root.der" "$data/archives" >/dev/null 2>&1 &
+  for worker in $(seq "$workers"); do
+    "$BIN" ingest --db "$url" --apple-root-ca "$data/apple-root.der" "$data/archives" >/dev/null \
+      2>"$BENCH/pg-ingest-$workers-$worker.stderr" &
+    pids+=($!)
   done
-  wait || true
+  # Exit 1 is the bench set's deliberate noise (quarantined records, a damaged archive); anything else means the
+  # figure is not an ingest's time.
+  for pid in "${pids[@]}"; do
+    status=0; wait "$pid" || status=$?
+    [ "$status" -le 1 ] || { log "a PostgreSQL ingest ($workers workers) exited $status: see $BENCH/pg-ingest-$workers-*.stderr"; exit 1; }
+  done
   end=$(seconds)
   echo "$end - $start" | bc -l
 }
