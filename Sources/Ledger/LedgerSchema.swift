@@ -348,19 +348,21 @@ enum LedgerSchema {
         WHERE r.run = ? AND r.dedup_key >= 'msg:' AND r.dedup_key < 'msg;'
             AND EXISTS (
                 SELECT 1 FROM records o
-                WHERE o.dedup_key >= \(messageId("r.dedup_key"))
+                WHERE o.dedup_key >= 'msg:' AND o.dedup_key < 'msg;'
+                    AND o.dedup_key >= \(messageId("r.dedup_key"))
                     AND o.dedup_key < \(messageId("r.dedup_key")) || 'g'
                     AND \(messageId("o.dedup_key")) = \(messageId("r.dedup_key"))
                     AND o.dedup_key <> r.dedup_key
                     AND (COALESCE(o.run, '') <> r.run OR o.dedup_key < r.dedup_key))
         """
 
-    /// The `msg:<id>:` part of a message's key `column` (the key without its 64 hex digits); empty for a key too
+    /// The `msg:<id>:` part of a message's key `column` (the key without its 64 hex digits); NULL for a key too
     /// short to be one. Written so for PostgreSQL, where `substr` with a negative length is an error, not an empty
     /// string: SQL does not say in which order a row's conditions are evaluated, and on a large ledger PostgreSQL
-    /// joins by hashing, computing this for every record before the key range leaves the messages.
+    /// joins by hashing, computing this for the records on both sides (NULL, unlike one shared value, joins
+    /// nothing, so that the other records do not pile into one hash bucket).
     private static func messageId(_ column: String) -> String {
-        "substr(\(column), 1, CASE WHEN length(\(column)) > 64 THEN length(\(column)) - 64 ELSE 0 END)"
+        "CASE WHEN length(\(column)) > 64 THEN substr(\(column), 1, length(\(column)) - 64) END"
     }
 
     /// Whole quarantined records by reason (first column 0), and parts of used records (1).
