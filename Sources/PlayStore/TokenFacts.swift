@@ -102,13 +102,6 @@ struct TokenFacts {
         if a.pointee.ref != b.pointee.ref { return (a.pointee.ref ?? "") < (b.pointee.ref ?? "") }
         if a.pointee.detail != b.pointee.detail { return (a.pointee.detail ?? "") < (b.pointee.detail ?? "") }
         if a.pointee.end != b.pointee.end { return (a.pointee.end ?? .min) < (b.pointee.end ?? .min) }
-        if a.pointee.productId != b.pointee.productId {
-            return (a.pointee.productId ?? "") < (b.pointee.productId ?? "")
-        }
-        if a.pointee.amountMicros != b.pointee.amountMicros {
-            return (a.pointee.amountMicros ?? .min) < (b.pointee.amountMicros ?? .min)
-        }
-        if a.pointee.currency != b.pointee.currency { return (a.pointee.currency ?? "") < (b.pointee.currency ?? "") }
-        return a.pointee.flags.rawValue < b.pointee.flags.rawValue
+        return Fact.precedesInLastColumns(a, b)
     }
 }
