@@ -343,24 +343,31 @@ enum LedgerSchema {
     /// keeps out an id that merely starts with this one and a colon). Summed over runs that followed one another,
     /// that is ``messageIdConflicts``; two ingests sharing a ledger at the same time may each count a conflict
     /// between their own messages.
-    static let runMessageIdConflicts = """
+    ///
+    /// The search differs by engine (``SQLLedger/messageIdConflictQuery(run:)``). SQLite looks each message's
+    /// id up in the key index, bounded by that id; a constant range on the same column as well would be used
+    /// instead of the id's (SQLite takes one range per index column), and each message would scan every message
+    /// key of the ledger. PostgreSQL plans the search of a large ledger as a hash join, which hashes every
+    /// record it searches: `messagesOnly` keeps those to the message keys.
+    static func runMessageIdConflicts(messagesOnly: Bool) -> String {
+        """
         SELECT COUNT(*) FROM records r
         WHERE r.run = ? AND r.dedup_key >= 'msg:' AND r.dedup_key < 'msg;'
             AND EXISTS (
                 SELECT 1 FROM records o
-                WHERE o.dedup_key >= 'msg:' AND o.dedup_key < 'msg;'
-                    AND o.dedup_key >= \(messageId("r.dedup_key"))
+                WHERE o.dedup_key >= \(messageId("r.dedup_key"))
                     AND o.dedup_key < \(messageId("r.dedup_key")) || 'g'
-                    AND \(messageId("o.dedup_key")) = \(messageId("r.dedup_key"))
+                    AND \(messagesOnly ? "o.dedup_key >= 'msg:' AND o.dedup_key < 'msg;' AND " : "")\
+        \(messageId("o.dedup_key")) = \(messageId("r.dedup_key"))
                     AND o.dedup_key <> r.dedup_key
                     AND (COALESCE(o.run, '') <> r.run OR o.dedup_key < r.dedup_key))
         """
+    }
 
     /// The `msg:<id>:` part of a message's key `column` (the key without its 64 hex digits); NULL for a key too
     /// short to be one. Written so for PostgreSQL, where `substr` with a negative length is an error, not an empty
     /// string: SQL does not say in which order a row's conditions are evaluated, and on a large ledger PostgreSQL
-    /// joins by hashing, computing this for the records on both sides (NULL, unlike one shared value, joins
-    /// nothing, so that the other records do not pile into one hash bucket).
+    /// joins by hashing, computing this for every record it searches.
     private static func messageId(_ column: String) -> String {
         "CASE WHEN length(\(column)) > 64 THEN substr(\(column), 1, length(\(column)) - 64) END"
     }

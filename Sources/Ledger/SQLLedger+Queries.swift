@@ -221,8 +221,8 @@ extension SQLLedger {
                 outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
             }
         }
-        let conflicts: (String, [SQLValue]) = run.map { (LedgerSchema.runMessageIdConflicts, [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
-        try eachRow(conflicts.0, conflicts.1) { row throws(LedgerError) in
+        let conflicts = messageIdConflictQuery(run: run)
+        try eachRow(conflicts.sql, conflicts.values) { row throws(LedgerError) in
             outcomes.messageIdConflicts = Int(try row.integer(0) ?? 0)
         }
         return outcomes

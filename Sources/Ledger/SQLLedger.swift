@@ -53,6 +53,9 @@ protocol SQLLedger: LedgerStore {
     /// one on an engine that aggregates by hashing, several over ranges of records where grouping sorts every
     /// row read (SQLite), so that memory does not grow with the records counted.
     func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])]
+    /// The query that counts message-id conflicts: of the ledger (``LedgerSchema/messageIdConflicts``), or those
+    /// one run added (``LedgerSchema/runMessageIdConflicts(messagesOnly:)``, written for each engine's plan).
+    func messageIdConflictQuery(run: String?) -> (sql: String, values: [SQLValue])
 }
 
 extension SQLLedger {

@@ -117,6 +117,32 @@ import Testing
         #expect(try ledger.statistics().warnings["message_id_conflicts"] == 4)
     }
 
+    /// A run's conflicts are searched through each message's own key range, so their count grows with the run's
+    /// messages, not with their square. A constant range on the key as well made SQLite scan every message key
+    /// of the ledger for each message (SQLite takes one range per index column): about 13 s for the 5,000 messages
+    /// here, 51 s for 10,000. The bound is that complexity, not a benchmark: the linear search takes milliseconds.
+    @Test func aRunsConflictsAreFoundThroughEachMessagesOwnKeys() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("l.sqlite"))
+        func key(_ id: Int, _ copy: Int) -> String {
+            let hex = String(copy, radix: 16)
+            return "msg:\(4_000_000_000_000_000 + id):" + String(repeating: "0", count: 64 - hex.count) + hex
+        }
+        try transaction(ledger) { ledger in
+            for id in 0..<5_000 {
+                _ = try ledger.store(record(key(id, 0), subject: nil, position: Int64(id), run: "night"), facts: [])
+                // Every 500th id twice, with other data.
+                if id % 500 == 0 {
+                    _ = try ledger.store(record(key(id, 1), subject: nil, position: Int64(id), run: "night"), facts: [])
+                }
+            }
+        }
+        let started = ContinuousClock.now
+        let conflicts = try ledger.recordOutcomes(run: "night").messageIdConflicts
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(conflicts == 10)
+    }
+
     /// Issue 18: a ledger written before times were checked may hold an instant at the edge of Int64. `status`
     /// must still answer (its event range is the reports' window), and the instant must still render.
     @Test func extremeInstantsInALedgerDoNotTrap() throws {

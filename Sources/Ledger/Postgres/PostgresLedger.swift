@@ -122,6 +122,10 @@ public final class PostgresLedger: SQLLedger {
         [run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])]
     }
 
+    func messageIdConflictQuery(run: String?) -> (sql: String, values: [SQLValue]) {
+        run.map { (LedgerSchema.runMessageIdConflicts(messagesOnly: true), [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
+    }
+
     var recovery: String {
         """
         . Nothing was changed. Restore the database from a backup, or rebuild the ledger from the archives: run \
