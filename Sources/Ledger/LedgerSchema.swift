@@ -344,7 +344,7 @@ enum LedgerSchema {
     /// that is ``messageIdConflicts``; two ingests sharing a ledger at the same time may each count a conflict
     /// between their own messages.
     ///
-    /// The search differs by engine (``SQLLedger/messageIdConflictQuery(run:)``). SQLite looks each message's
+    /// The search differs by engine (``SQLLedger/searchesConflictsInMessageKeysOnly``). SQLite looks each message's
     /// id up in the key index, bounded by that id; a constant range on the same column as well would be used
     /// instead of the id's (SQLite takes one range per index column), and each message would scan every message
     /// key of the ledger. PostgreSQL plans the search of a large ledger as a hash join, which hashes every

@@ -221,7 +221,9 @@ extension SQLLedger {
                 outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
             }
         }
-        let conflicts = messageIdConflictQuery(run: run)
+        let conflicts: (sql: String, values: [SQLValue]) = run.map {
+            (LedgerSchema.runMessageIdConflicts(messagesOnly: searchesConflictsInMessageKeysOnly), [.text($0)])
+        } ?? (LedgerSchema.messageIdConflicts, [])
         try eachRow(conflicts.sql, conflicts.values) { row throws(LedgerError) in
             outcomes.messageIdConflicts = Int(try row.integer(0) ?? 0)
         }

@@ -53,9 +53,10 @@ protocol SQLLedger: LedgerStore {
     /// one on an engine that aggregates by hashing, several over ranges of records where grouping sorts every
     /// row read (SQLite), so that memory does not grow with the records counted.
     func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])]
-    /// The query that counts message-id conflicts: of the ledger (``LedgerSchema/messageIdConflicts``), or those
-    /// one run added (``LedgerSchema/runMessageIdConflicts(messagesOnly:)``, written for each engine's plan).
-    func messageIdConflictQuery(run: String?) -> (sql: String, values: [SQLValue])
+    /// Whether the search of a run's message-id conflicts names the message keys as a range of its own
+    /// (``LedgerSchema/runMessageIdConflicts(messagesOnly:)``): PostgreSQL hashes what it searches, SQLite
+    /// walks each message's own keys and would take that range in their place.
+    var searchesConflictsInMessageKeysOnly: Bool { get }
 }
 
 extension SQLLedger {

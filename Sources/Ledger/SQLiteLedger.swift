@@ -119,9 +119,7 @@ public final class SQLiteLedger: SQLLedger {
         }
     }
 
-    func messageIdConflictQuery(run: String?) -> (sql: String, values: [SQLValue]) {
-        run.map { (LedgerSchema.runMessageIdConflicts(messagesOnly: false), [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
-    }
+    var searchesConflictsInMessageKeysOnly: Bool { false }
 
     /// What to do about a damaged ledger file at `path`.
     static func recovery(_ path: String) -> String {

@@ -122,9 +122,7 @@ public final class PostgresLedger: SQLLedger {
         [run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])]
     }
 
-    func messageIdConflictQuery(run: String?) -> (sql: String, values: [SQLValue]) {
-        run.map { (LedgerSchema.runMessageIdConflicts(messagesOnly: true), [.text($0)]) } ?? (LedgerSchema.messageIdConflicts, [])
-    }
+    var searchesConflictsInMessageKeysOnly: Bool { true }
 
     var recovery: String {
         """
