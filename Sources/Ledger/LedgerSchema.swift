@@ -158,15 +158,20 @@ enum LedgerSchema {
 
     /// The set semantics: an existing fact keeps the earliest `observed_at`, and the record that first stated it
     /// (the one of that earliest statement; of several, the smallest dedup key), whatever the order of ingest.
-    static let insertFact = """
+    static let insertFact = insertFact(from: "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+    /// ``insertFact`` of the rows `source` gives (`VALUES` or a `SELECT` of the same columns in the same order).
+    static func insertFact(from source: String) -> String {
+        """
         INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
             amount_micros, currency, flags, record, bucket)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        \(source)
         ON CONFLICT (bucket, platform, subject, fact_key) DO UPDATE SET
             observed_at = excluded.observed_at, record = excluded.record
         WHERE excluded.observed_at < facts.observed_at
             OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))
         """
+    }
 
     static let insertQuarantine = """
         INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version)

@@ -371,10 +371,26 @@ import Testing
         #expect(try partial.contentDigest() != forward.contentDigest())
     }
 
-    /// Facts wait for their transaction's commit and go in in key order (``SQLiteLedger/insertPendingFacts()``):
-    /// a query inside the transaction still sees them, a rollback drops them, and a transaction of more facts
-    /// than wait at once (written in two orders) gives the same ledger, with every fact and each one's earliest
-    /// statement.
+    /// A new ledger has pages of 16 KiB (fewer reads and writes of the facts tree per commit), and keeps them when
+    /// opened again, with the page cache set after the page size.
+    @Test func aNewLedgerHasPagesOf16KiBAndA64MiBCache() throws {
+        let directory = try TemporaryDirectory()
+        func pragma(_ ledger: SQLiteLedger, _ name: String) throws -> Int64 {
+            let statement = try ledger.sqlite.prepare("PRAGMA \(name)")
+            #expect(try statement.step())
+            return statement.int64(0)
+        }
+        let ledger = try writableLedger(directory.file("p.sqlite"))
+        #expect(try pragma(ledger, "page_size") == 16_384)
+        #expect(try pragma(ledger, "cache_size") == -65_536)
+        let again = try writableLedger(directory.file("p.sqlite"))
+        #expect(try pragma(again, "page_size") == 16_384)
+    }
+
+    /// Facts wait in the stage for their transaction's commit and go in in key order
+    /// (``SQLiteLedger/insertPendingFacts()``): a query inside the transaction still sees them, a rollback drops
+    /// them, and a transaction of more facts than wait at once (written in two orders) gives the same ledger, with
+    /// every fact and each one's earliest statement.
     @Test func factsWaitingForTheCommitAreSeenDroppedAndMergedAsIfWrittenAtOnce() throws {
         let directory = try TemporaryDirectory()
         let ledger = try writableLedger(directory.file("w.sqlite"))
@@ -382,14 +398,16 @@ import Testing
         _ = try ledger.store(storedRecord("msg:1", subject: "tok-a"), facts: [googleFact("tok-a")])
         #expect(ledger.pendingFactCount == 1)
         #expect(try ledger.facts(ofSubject: "tok-a").map(\.fact) == [googleFact("tok-a")])
-        #expect(ledger.pendingFacts.isEmpty)
+        #expect(ledger.pendingFactCount == 0)
         _ = try ledger.store(storedRecord("msg:2", subject: "tok-b"), facts: [googleFact("tok-b")])
+        #expect(ledger.pendingFactCount == 1)
         ledger.rollbackTransaction()
-        #expect(ledger.pendingFacts.isEmpty)
+        #expect(ledger.pendingFactCount == 0)
         #expect(try ledger.facts(ofSubject: "tok-a").isEmpty && ledger.facts(ofSubject: "tok-b").isEmpty)
 
         // One record per 16 facts over many subjects, each fact stated twice (a later copy first).
-        let count = SQLiteLedger.pendingFactsLimit + 1_024
+        let limit = 4_096
+        let count = limit + 1_024
         let statements: [(StoredRecord, [Fact])] = (0..<(2 * count / 16)).map { batch in
             let copy = batch / (count / 16)
             let facts = (0..<16).map { offset -> Fact in
@@ -401,6 +419,7 @@ import Testing
         var digests: [String] = []
         for (name, order) in [("forward", statements), ("backward", statements.reversed())] {
             let ledger = try writableLedger(directory.file("\(name).sqlite"))
+            ledger.pendingFactsLimit = limit
             try transaction(ledger) { (ledger: SQLiteLedger) throws in
                 for (record, facts) in order { _ = try ledger.store(record, facts: facts) }
             }
