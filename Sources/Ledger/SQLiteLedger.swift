@@ -25,9 +25,9 @@ public final class SQLiteLedger: SQLLedger {
     /// How many facts the open transaction staged and has not inserted yet (``SQLiteLedger/insertPendingFacts()``);
     /// the commit and every shared statement on the facts table insert them first.
     var pendingFactCount = 0
-    /// At most this many facts wait in the stage (``SQLiteLedger/createStage``): about 250 MB of temporary files,
-    /// the sort's included. A merge per transaction or per 262,144 facts took the same time on the bench ingest
-    /// (3.0 and 3.7 s of merging in 1 and 5 merges).
+    /// At most this many facts wait in the stage (``SQLiteLedger/createStage``): with their sort, 460 MB of
+    /// temporary files at most in the bench ingest. A merge per transaction or per 262,144 facts took the same
+    /// time there (3.0 and 3.7 s of merging in 1 and 5 merges).
     var pendingFactsLimit = 1 << 20
 
     /// Opens (and with ``LedgerAccess/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
