@@ -170,7 +170,7 @@ extension SQLiteLedger {
     }
 
     /// Writes a record's facts: at once outside a transaction; inside one, into the connection's stage
-    /// (``stageStatement``), from which ``insertPendingFacts()`` inserts them in key order.
+    /// (``createStage``), from which ``insertPendingFacts()`` inserts them in bucket order.
     private func insertFacts(_ facts: [KeyedFact], statedBy record: String) throws(LedgerError) {
         let statement = try prepared(inTransaction ? Self.stageStatement : LedgerSchema.insertFact)
         try facts.withUnsafeBufferPointer { (facts) throws(LedgerError) in
@@ -188,7 +188,8 @@ extension SQLiteLedger {
 
     /// The stage of a transaction's facts: a table of the connection's temporary database, which SQLite keeps in
     /// a file of its own (its pages in the system's file cache, not in this process) and drops with the
-    /// connection. Its columns are the order of ``LedgerSchema/insertFact``'s values.
+    /// connection. Its columns are those of ``LedgerSchema/insertFact`` in the order of its values, then the
+    /// fact's `place` (``stagePlace(of:)``).
     static let createStage = """
         CREATE TEMP TABLE IF NOT EXISTS facts_stage (fact_key, platform, subject, kind, at, observed_at, ref, detail,
             product_id, end_at, amount_micros, currency, flags, record, bucket, place)
@@ -204,18 +205,18 @@ extension SQLiteLedger {
 
     static let stageStatement = "INSERT INTO temp.facts_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    /// Inserts the staged facts in the order of the facts' primary key, in one statement: SQLite sorts them
-    /// (in a bounded memory, spilling to its temporary files) and walks the facts B-tree once.
+    /// Inserts the staged facts in the order of their places, in one statement: SQLite sorts them (in a bounded
+    /// memory, spilling to its temporary files) and walks the facts B-tree once.
     static let mergeStage = LedgerSchema.insertFact(from: """
         SELECT fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros,
             currency, flags, record, bucket
         FROM temp.facts_stage WHERE true ORDER BY place
         """)
 
-    /// Inserts the facts staged in the open transaction (see ``stageStatement``). A fact's key leads with its
+    /// Inserts the facts staged in the open transaction (see ``createStage``). A fact's key leads with its
     /// bucket, a hash, so facts inserted as records come land all over the facts B-tree: once that tree outgrows
     /// the page cache, nearly every insert read a page back and wrote a spilled one to the WAL, and fact inserts
-    /// were half of the writing thread's time. In key order, each page is visited once per merge and stays in
+    /// were half of the writing thread's time. In bucket order, each page is visited once per merge and stays in
     /// cache while it fills. The merge rule (``LedgerSchema/insertFact``) does not depend on the order.
     func insertPendingFacts() throws(LedgerError) {
         guard pendingFactCount > 0 else { return }

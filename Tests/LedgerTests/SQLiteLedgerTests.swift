@@ -371,8 +371,8 @@ import Testing
         #expect(try partial.contentDigest() != forward.contentDigest())
     }
 
-    /// A new ledger has pages of 16 KiB (fewer reads and writes of the facts tree per commit), and keeps them when
-    /// opened again, with the page cache set after the page size.
+    /// A new ledger has pages of 16 KiB (fewer reads and writes of the facts tree per commit) and a 64 MiB page
+    /// cache, and keeps its page size when opened again.
     @Test func aNewLedgerHasPagesOf16KiBAndA64MiBCache() throws {
         let directory = try TemporaryDirectory()
         func pragma(_ ledger: SQLiteLedger, _ name: String) throws -> Int64 {
