@@ -179,10 +179,10 @@ extension SQLiteLedger {
                 let fact = facts.baseAddress.unsafelyUnwrapped + index
                 if inTransaction { try statement.bind(16, Self.stagePlace(of: fact)) }
                 try insertNow(fact, statedBy: record, using: statement)
+                // Counted as each one is staged, so that a statement failing half-way leaves none uncounted.
+                if inTransaction { pendingFactCount += 1 }
             }
         }
-        guard inTransaction else { return }
-        pendingFactCount += facts.count
         if pendingFactCount >= pendingFactsLimit { try insertPendingFacts() }
     }
 

@@ -403,6 +403,15 @@ import Testing
         #expect(ledger.pendingFactCount == 1)
         ledger.rollbackTransaction()
         #expect(ledger.pendingFactCount == 0)
+        let staged = try ledger.sqlite.prepare("SELECT COUNT(*) FROM temp.facts_stage")
+        #expect(try staged.step())
+        #expect(staged.int64(0) == 0)
+        #expect(try ledger.facts(ofSubject: "tok-a").isEmpty && ledger.facts(ofSubject: "tok-b").isEmpty)
+        // The next transaction commits its own facts and none of the dropped ones.
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("msg:3", subject: "tok-c"), facts: [googleFact("tok-c")])
+        }
+        #expect(try ledger.facts(ofSubject: "tok-c").map(\.fact) == [googleFact("tok-c")])
         #expect(try ledger.facts(ofSubject: "tok-a").isEmpty && ledger.facts(ofSubject: "tok-b").isEmpty)
 
         // One record per 16 facts over many subjects, each fact stated twice (a later copy first).
