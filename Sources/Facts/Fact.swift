@@ -127,3 +127,18 @@ extension Fact {
         }
     }
 }
+
+extension Fact {
+    /// The end of the store history builders' total orders of facts, read where they lie (for
+    /// ``Swift/Array/sortInPlace(by:)``): product, amount, currency (an absent value first), then flags.
+    public static func precedesInLastColumns(_ a: UnsafePointer<Fact>, _ b: UnsafePointer<Fact>) -> Bool {
+        if a.pointee.productId != b.pointee.productId {
+            return (a.pointee.productId ?? "") < (b.pointee.productId ?? "")
+        }
+        if a.pointee.amountMicros != b.pointee.amountMicros {
+            return (a.pointee.amountMicros ?? .min) < (b.pointee.amountMicros ?? .min)
+        }
+        if a.pointee.currency != b.pointee.currency { return (a.pointee.currency ?? "") < (b.pointee.currency ?? "") }
+        return a.pointee.flags.rawValue < b.pointee.flags.rawValue
+    }
+}

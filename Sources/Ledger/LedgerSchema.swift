@@ -160,11 +160,16 @@ enum LedgerSchema {
     /// (the one of that earliest statement; of several, the smallest dedup key), whatever the order of ingest.
     static let insertFact = insertFact(from: "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
-    /// ``insertFact`` of the rows `source` gives (`VALUES` or a `SELECT` of the same columns in the same order).
+    /// The columns ``insertFact`` writes, in the order of its values.
+    static let insertedFactColumns = """
+        fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros, currency,
+            flags, record, bucket
+        """
+
+    /// ``insertFact`` of the rows `source` gives (`VALUES` or a `SELECT` of ``insertedFactColumns``).
     static func insertFact(from source: String) -> String {
         """
-        INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
-            amount_micros, currency, flags, record, bucket)
+        INSERT INTO facts (\(insertedFactColumns))
         \(source)
         ON CONFLICT (bucket, platform, subject, fact_key) DO UPDATE SET
             observed_at = excluded.observed_at, record = excluded.record

@@ -190,10 +190,8 @@ extension SQLiteLedger {
     /// a file of its own (its pages in the system's file cache, not in this process) and drops with the
     /// connection. Its columns are those of ``LedgerSchema/insertFact`` in the order of its values, then the
     /// fact's `place` (``stagePlace(of:)``).
-    static let createStage = """
-        CREATE TEMP TABLE IF NOT EXISTS facts_stage (fact_key, platform, subject, kind, at, observed_at, ref, detail,
-            product_id, end_at, amount_micros, currency, flags, record, bucket, place)
-        """
+    static let createStage =
+        "CREATE TEMP TABLE IF NOT EXISTS facts_stage (\(LedgerSchema.insertedFactColumns), place)"
 
     /// The order a staged fact is merged in: by bucket, then platform (apple before google, as the facts' key
     /// orders them), as one integer, which SQLite's sorter compares without reading the rows. A bucket's facts
@@ -207,11 +205,10 @@ extension SQLiteLedger {
 
     /// Inserts the staged facts in the order of their places, in one statement: SQLite sorts them (in a bounded
     /// memory, spilling to its temporary files) and walks the facts B-tree once.
-    static let mergeStage = LedgerSchema.insertFact(from: """
-        SELECT fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at, amount_micros,
-            currency, flags, record, bucket
-        FROM temp.facts_stage WHERE true ORDER BY place
-        """)
+    static let mergeStage = LedgerSchema.insertFact(
+        from: "SELECT \(LedgerSchema.insertedFactColumns) FROM temp.facts_stage WHERE true ORDER BY place")
+
+    static let clearStage = "DELETE FROM temp.facts_stage"
 
     /// Inserts the facts staged in the open transaction (see ``createStage``). A fact's key leads with its
     /// bucket, a hash, so facts inserted as records come land all over the facts B-tree: once that tree outgrows
@@ -221,7 +218,7 @@ extension SQLiteLedger {
     func insertPendingFacts() throws(LedgerError) {
         guard pendingFactCount > 0 else { return }
         try prepared(Self.mergeStage).run()
-        try prepared("DELETE FROM temp.facts_stage").run()
+        try prepared(Self.clearStage).run()
         pendingFactCount = 0
     }
 

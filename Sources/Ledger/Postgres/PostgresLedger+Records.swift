@@ -184,17 +184,10 @@ enum PostgresStaging {
         """
 
     /// Each fact once, its earliest statement (and that statement's record) winning, as in the set semantics.
-    static let insertFacts = """
-        INSERT INTO facts (fact_key, platform, subject, kind, at, observed_at, ref, detail, product_id, end_at,
-            amount_micros, currency, flags, record, bucket)
-        SELECT DISTINCT ON (bucket, platform, subject, fact_key) fact_key, platform, subject, kind, at, observed_at,
-            ref, detail, product_id, end_at, amount_micros, currency, flags, record, bucket
+    static let insertFacts = LedgerSchema.insertFact(from: """
+        SELECT DISTINCT ON (bucket, platform, subject, fact_key) \(LedgerSchema.insertedFactColumns)
         FROM stage_facts ORDER BY bucket, platform, subject, fact_key, observed_at, record
-        ON CONFLICT (bucket, platform, subject, fact_key) DO UPDATE SET
-            observed_at = excluded.observed_at, record = excluded.record
-        WHERE excluded.observed_at < facts.observed_at
-            OR (excluded.observed_at = facts.observed_at AND (facts.record IS NULL OR excluded.record < facts.record))
-        """
+        """)
 
     static let insertQuarantine = """
         INSERT INTO quarantine (key, reason, detail, file, member, position, raw, raw_size, dictionary, rules_version)
