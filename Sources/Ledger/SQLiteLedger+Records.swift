@@ -177,7 +177,10 @@ extension SQLiteLedger {
             for index in facts.indices {
                 statement.reset()
                 let fact = facts.baseAddress.unsafelyUnwrapped + index
-                if inTransaction { try statement.bind(16, Self.stagePlace(of: fact)) }
+                if inTransaction {
+                    guard stagedFacts.admits(fact) else { continue }
+                    try statement.bind(16, Self.stagePlace(of: fact))
+                }
                 try insertNow(fact, statedBy: record, using: statement)
                 // Counted as each one is staged, so that a statement failing half-way leaves none uncounted.
                 if inTransaction { pendingFactCount += 1 }
@@ -220,6 +223,7 @@ extension SQLiteLedger {
         try prepared(Self.mergeStage).run()
         try prepared(Self.clearStage).run()
         pendingFactCount = 0
+        stagedFacts.removeAll()
     }
 
     /// ``insertPendingFacts()`` when `sql` reads or writes the facts table.

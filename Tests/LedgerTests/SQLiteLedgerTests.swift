@@ -440,3 +440,48 @@ import Testing
         #expect(digests[0] == digests[1])
     }
 }
+
+@Suite struct StagedFactsTests {
+    /// A fact stated again later than its staged copy is not staged (the merge keeps the earliest statement); one
+    /// stated earlier, or at the same time by another record, is. The stage forgets its keys with every merge, so a
+    /// statement that deletes merged facts cannot make it skip one.
+    @Test func aFactStatedAgainLaterIsNotStagedTwice() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("s.sqlite"))
+        let at: Millis = 1_709_294_400_000
+        func state(_ record: String, observedAt: Millis) throws {
+            _ = try ledger.store(storedRecord(record, subject: "tok-a"), facts: [googleFact("tok-a", at: at, observedAt: observedAt)])
+        }
+        try ledger.beginTransaction()
+        try state("msg:2", observedAt: at + 2)
+        try state("msg:3", observedAt: at + 3)
+        #expect(ledger.pendingFactCount == 1)
+        try state("msg:9", observedAt: at + 1)
+        #expect(ledger.pendingFactCount == 2)
+        try state("msg:1", observedAt: at + 1)
+        #expect(ledger.pendingFactCount == 3)
+        try state("msg:0", observedAt: at + 2)
+        #expect(ledger.pendingFactCount == 3)
+        let merged = try ledger.facts(ofSubject: "tok-a")
+        #expect(merged.map(\.fact.observedAt) == [at + 1] && merged.map(\.record) == ["msg:1"])
+
+        try ledger.execute(LedgerSchema.deleteFacts, [])
+        try state("msg:4", observedAt: at + 4)
+        #expect(ledger.pendingFactCount == 1)
+        try ledger.commitTransaction()
+        let again = try ledger.facts(ofSubject: "tok-a")
+        #expect(again.map(\.fact.observedAt) == [at + 4] && again.map(\.record) == ["msg:4"])
+    }
+
+    /// A new key beyond the capacity forgets the others: their repeats are staged again, never lost.
+    @Test func aFullSetForgetsItsKeysAndAdmitsTheirRepeats() {
+        var staged = StagedFacts(capacity: 2)
+        let facts = ["tok-a", "tok-b", "tok-c"].map { KeyedFact(googleFact($0)) }
+        let later = KeyedFact(googleFact("tok-a", observedAt: 1_709_294_406_000))
+        func admits(_ fact: KeyedFact) -> Bool { withUnsafePointer(to: fact) { staged.admits($0) } }
+        #expect(admits(facts[0]) && admits(facts[1]))
+        #expect(!admits(later))
+        #expect(admits(facts[2]))
+        #expect(admits(later))
+    }
+}
