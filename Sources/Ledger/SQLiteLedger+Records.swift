@@ -178,7 +178,7 @@ extension SQLiteLedger {
                 statement.reset()
                 let fact = facts.baseAddress.unsafelyUnwrapped + index
                 if inTransaction {
-                    guard stagedFacts.admits(fact) else { continue }
+                    guard statedFacts.admits(fact.pointee.key, observedAt: fact.pointee.fact.observedAt) else { continue }
                     try statement.bind(16, Self.stagePlace(of: fact))
                 }
                 try insertNow(fact, statedBy: record, using: statement)
@@ -223,7 +223,6 @@ extension SQLiteLedger {
         try prepared(Self.mergeStage).run()
         try prepared(Self.clearStage).run()
         pendingFactCount = 0
-        stagedFacts.removeAll()
     }
 
     /// ``insertPendingFacts()`` when `sql` reads or writes the facts table.

@@ -29,8 +29,8 @@ public final class SQLiteLedger: SQLLedger {
     /// temporary files at most in the bench ingest. A merge per transaction or per 262,144 facts took the same
     /// time there (3.0 and 3.7 s of merging in 1 and 5 merges).
     var pendingFactsLimit = 1 << 20
-    /// The keys in the stage, which spare it the facts stated again later.
-    var stagedFacts = StagedFacts()
+    /// The facts this connection wrote, which spares the stage their repeats stated later.
+    var statedFacts = StatedFacts()
 
     /// Opens (and with ``LedgerAccess/readWrite`` creates) the ledger at `path`. `busyTimeout` bounds how long a
     /// statement waits for another connection's write lock. A database that is not a subledger ledger is refused
@@ -68,6 +68,7 @@ public final class SQLiteLedger: SQLLedger {
     public func lockForWriting(_ mode: LedgerLockMode, timeout: Duration) throws(LedgerError) -> any LedgerLock {
         let lock = try SQLiteWriteLock(databasePath: path, timeout: timeout)
         try LedgerMigrator().migrate(connection)
+        statedFacts.forget()
         return lock
     }
 
@@ -87,7 +88,7 @@ public final class SQLiteLedger: SQLLedger {
 
     public func rollbackTransaction() {
         pendingFactCount = 0
-        stagedFacts.removeAll()
+        statedFacts.forget()
         guard inTransaction else { return }
         try? connection.execute("ROLLBACK")
         inTransaction = false
@@ -139,10 +140,11 @@ public final class SQLiteLedger: SQLLedger {
     }
 
     /// Runs a query of the shared statements. One that names the facts table first inserts the facts waiting
-    /// for the commit (``pendingFactCount``), so that none reads around them; the others (a file's progress, the
-    /// queue's check once per batch) leave them waiting.
+    /// for the commit (``pendingFactCount``), so that none reads around them, and forgets the facts written
+    /// (``StatedFacts``); the others (a file's progress, the queue's check once per batch) leave both alone.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         try insertPendingFacts(before: sql)
+        statedFacts.forget(before: sql)
         let statement = try prepared(sql)
         defer { statement.reset() }
         try statement.bind(values)
@@ -152,6 +154,7 @@ public final class SQLiteLedger: SQLLedger {
 
     func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError) {
         try insertPendingFacts(before: sql)
+        statedFacts.forget(before: sql)
         let statement = try prepared(sql)
         try statement.bind(values)
         try statement.run()

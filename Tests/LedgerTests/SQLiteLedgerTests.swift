@@ -441,10 +441,10 @@ import Testing
     }
 }
 
-@Suite struct StagedFactsTests {
-    /// A fact stated again later than its staged copy is not staged (the merge keeps the earliest statement); one
-    /// stated earlier, or at the same time by another record, is. The stage forgets its keys with every merge, so a
-    /// statement that deletes merged facts cannot make it skip one.
+@Suite struct StatedFactsTests {
+    /// A fact stated again later than the copy written is not staged (the merge keeps the earliest statement); one
+    /// stated earlier, or at the same time by another record, is. The commit keeps what the connection wrote, and
+    /// a statement of the ledger's on the facts table (which may delete them) forgets it, so no fact is lost.
     @Test func aFactStatedAgainLaterIsNotStagedTwice() throws {
         let directory = try TemporaryDirectory()
         let ledger = try writableLedger(directory.file("s.sqlite"))
@@ -462,23 +462,27 @@ import Testing
         #expect(ledger.pendingFactCount == 3)
         try state("msg:0", observedAt: at + 2)
         #expect(ledger.pendingFactCount == 3)
-        let merged = try ledger.facts(ofSubject: "tok-a")
-        #expect(merged.map(\.fact.observedAt) == [at + 1] && merged.map(\.record) == ["msg:1"])
-
-        try ledger.execute(LedgerSchema.deleteFacts, [])
-        try state("msg:4", observedAt: at + 4)
-        #expect(ledger.pendingFactCount == 1)
         try ledger.commitTransaction()
+
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            try state("msg:5", observedAt: at + 5)
+            #expect(ledger.pendingFactCount == 0)
+            let merged = try ledger.facts(ofSubject: "tok-a")
+            #expect(merged.map(\.fact.observedAt) == [at + 1] && merged.map(\.record) == ["msg:1"])
+            try ledger.execute(LedgerSchema.deleteFacts, [])
+            try state("msg:4", observedAt: at + 4)
+            #expect(ledger.pendingFactCount == 1)
+        }
         let again = try ledger.facts(ofSubject: "tok-a")
         #expect(again.map(\.fact.observedAt) == [at + 4] && again.map(\.record) == ["msg:4"])
     }
 
-    /// A new key beyond the capacity forgets the others: their repeats are staged again, never lost.
+    /// A new key beyond the capacity forgets the others: their repeats are written again, never lost.
     @Test func aFullSetForgetsItsKeysAndAdmitsTheirRepeats() {
-        var staged = StagedFacts(capacity: 2)
+        var stated = StatedFacts(capacity: 2)
         let facts = ["tok-a", "tok-b", "tok-c"].map { KeyedFact(googleFact($0)) }
         let later = KeyedFact(googleFact("tok-a", observedAt: 1_709_294_406_000))
-        func admits(_ fact: KeyedFact) -> Bool { withUnsafePointer(to: fact) { staged.admits($0) } }
+        func admits(_ fact: KeyedFact) -> Bool { stated.admits(fact.key, observedAt: fact.fact.observedAt) }
         #expect(admits(facts[0]) && admits(facts[1]))
         #expect(!admits(later))
         #expect(admits(facts[2]))

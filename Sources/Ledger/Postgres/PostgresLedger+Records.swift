@@ -33,7 +33,7 @@ extension PostgresLedger {
                              .integer(Int64(record.bucket)), .text(record.source.platform.rawValue),
                              .text(record.subject), .integer(record.flags.rawValue), .text(record.run)])
                 for part in record.parts { parts.row(quarantineRow(part, sequence: sequence)) }
-                for fact in keyed {
+                for fact in keyed where statedFacts.admits(fact.key, observedAt: fact.fact.observedAt) {
                     let value = fact.fact
                     facts.row([.bytes(fact.key.bytes), .text(value.platform.rawValue), .text(value.subject),
                                .text(value.kind.rawValue), .integer(value.at), .integer(value.observedAt),

@@ -23,6 +23,8 @@ public final class PostgresLedger: SQLLedger {
     private var inTransaction = false
     /// Statements of the open transaction, replayed when the server chose it as a deadlock's victim.
     private var replay: [(PostgresSession) throws -> Void] = []
+    /// The facts this connection wrote, whose repeats stated later it does not send again (``StatedFacts``).
+    var statedFacts = StatedFacts()
 
     /// Connects to the ledger; a database that holds other tables is refused (``LedgerError/Kind/foreign``).
     /// Read-only access refuses a ledger with schema steps to apply, as SQLite's does.
@@ -48,6 +50,7 @@ public final class PostgresLedger: SQLLedger {
         defer { schema.release() }
         try LedgerMigrator().migrate(session)
         try createStagingTables()
+        statedFacts.forget()
         return lock
     }
 
@@ -66,6 +69,7 @@ public final class PostgresLedger: SQLLedger {
     }
 
     public func rollbackTransaction() {
+        statedFacts.forget()
         guard inTransaction else { return }
         _ = try? session.query("ROLLBACK")
         inTransaction = false
@@ -133,6 +137,7 @@ public final class PostgresLedger: SQLLedger {
 
     /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds one page.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
+        statedFacts.forget(before: sql)
         let ownTransaction = !inTransaction
         if ownTransaction { try session.query("BEGIN") }
         do {
@@ -151,6 +156,7 @@ public final class PostgresLedger: SQLLedger {
     }
 
     func execute(_ sql: String, _ values: [SQLValue]) throws(LedgerError) {
+        statedFacts.forget(before: sql)
         try run { session throws(LedgerError) in try session.query(sql, values) }
     }
 
