@@ -212,10 +212,6 @@ public enum FileClaim: Sendable, Hashable {
 
 /// Decides, file by file on the reader thread, whether to read it (see ``FileClaim``). One per run.
 public protocol FileClaimer: AnyObject, Sendable {
-    /// Where the run begins its pass over the input files, as a fraction of their list in `0..<1` (it goes on
-    /// from there and wraps around): 0 for a run alone. Runs sharing a ledger begin at different places, so that
-    /// none trails another through files the other has just claimed.
-    var start: Double { get }
     func claim(_ file: FileFingerprint) -> FileClaim
 }
 

@@ -19,8 +19,6 @@ extension SQLiteLedger {
 /// its path is `done` with the same bytes, or the same bytes were read (or claimed in this run) under another
 /// path: the same archive reached twice (a copy in `backup/`, a symlink, `./x` and `x`) is read once.
 final class SnapshotFileClaimer: FileClaimer, @unchecked Sendable {
-    /// One writer at a time: every run reads its files in the order given.
-    let start = 0.0
     private let lock = NSLock()
     /// Guarded by `lock`: the done paths' fingerprints, and SHA-256 → the first path with those bytes.
     private var done: Set<FileFingerprint>

@@ -351,11 +351,9 @@ struct RecordPipeline {
                             try dealer.readFile(current, at: InputPath(recorded.path))
                         }
                     case .inputs(let files, let claimer):
-                        // From where the claimer says (runs sharing a ledger begin apart), round the list; files
-                        // another process is reading now are asked for again once the others are done, until they
-                        // are done there or that process died and its claim expired.
-                        let first = min(files.count, Int(claimer.start * Double(files.count)))
-                        var waiting = Array(files[first...] + files[..<first])
+                        // Files another process is reading now are asked for again once the others are done,
+                        // until they are done there or that process died and its claim expired.
+                        var waiting = files
                         while !waiting.isEmpty {
                             var elsewhere: [InputPath] = []
                             for path in waiting {

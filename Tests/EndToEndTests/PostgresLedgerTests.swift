@@ -128,18 +128,6 @@ struct PostgresLedgerTests {
         #expect(try statistics.used == LedgerLocation(alone).open(.readOnly).statistics().used)
     }
 
-    /// Runs sharing a ledger begin their passes over the input files apart: the first at the list's start, the next
-    /// 0.618 of the way on; a run that ends frees its place for the next one.
-    @Test func runsSharingALedgerBeginTheirPassesApart() throws {
-        let store = try LedgerLocation(try Self.server().database("slots")).open(.readWrite)
-        var first: (any FileClaimer)? = try store.fileClaimer()
-        let second = try store.fileClaimer()
-        #expect(first?.start == 0)
-        #expect(abs(second.start - 0.618_033_988_749_895) < 1e-12)
-        first = nil
-        #expect(try store.fileClaimer().start == 0)
-    }
-
     /// The server stopped in the middle of an ingest: the ingest exits 3 saying so; once the server is back, a
     /// re-run completes the ledger with nothing lost or doubled.
     @Test func aServerStoppedMidIngestExitsThreeAndAReRunCompletes() throws {

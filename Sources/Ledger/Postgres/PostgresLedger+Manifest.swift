@@ -21,11 +21,6 @@ final class PostgresFileClaimer: FileClaimer, @unchecked Sendable {
     private let owner = UUID().uuidString.lowercased()
     private let session: PostgresSession
     private let renewals: PostgresLeaseRenewal
-    /// The `slot`-th run sharing the ledger now begins at `slot` times the golden ratio's fraction (0, 0.618,
-    /// 0.236, 0.854, ...): apart from the others whatever their number. In the same order, two ingests started
-    /// together on two cores: the second's claims, each a few round trips to a busy server, never caught up with
-    /// the first's reader, and it read 0 of 271,113 records.
-    let start: Double
 
     init(location: PostgresLocation) throws(LedgerError) {
         let seconds = ProcessInfo.processInfo.environment["SUBLEDGER_LEASE_SECONDS"].flatMap { Int64($0) } ?? 30
@@ -38,19 +33,6 @@ final class PostgresFileClaimer: FileClaimer, @unchecked Sendable {
         try session.query("SET lock_timeout = '5s'")
         try session.query("SET idle_in_transaction_session_timeout = '60s'")
         renewals = try PostgresLeaseRenewal(location: location, owner: owner, leaseMillis: leaseMillis)
-        let slot = try Self.takeSlot(session)
-        start = (Double(slot) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
-    }
-
-    /// The first free slot among the runs sharing the ledger: an advisory lock of the session (up to 1,024
-    /// slots; beyond, the last), held until it closes, so that a run that ends or dies frees its slot at once.
-    private static func takeSlot(_ session: PostgresSession) throws(LedgerError) -> Int {
-        let slots = 1_024
-        for slot in 0..<slots {
-            let key = PostgresAdvisoryLock.runSlots + Int64(slot)
-            if try session.query("SELECT pg_try_advisory_lock(\(key))").first?.bool(0) == true { return slot }
-        }
-        return slots - 1
     }
 
     func claim(_ file: FileFingerprint) -> FileClaim {

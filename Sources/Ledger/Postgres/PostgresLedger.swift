@@ -206,11 +206,9 @@ extension PostgresSession: SchemaConnection {
 /// A PostgreSQL advisory lock held by one session, released on ``release()`` or when the session's connection
 /// closes (a process killed with SIGKILL loses its connection, and so its locks, at once).
 final class PostgresAdvisoryLock: LedgerLock {
-    /// The keys: the writers' lock, the schema's (migrations), and the first of the runs' slots
-    /// (``PostgresFileClaimer/start``).
+    /// The keys: the writers' lock, and the schema's (migrations).
     static let writers: Int64 = 0x5355_424C_0001
     static let schema: Int64 = 0x5355_424C_0002
-    static let runSlots: Int64 = 0x5355_424C_1000
 
     private let session: PostgresSession
     private let key: Int64
