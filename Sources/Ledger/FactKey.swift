@@ -60,9 +60,11 @@ public enum LedgerBucket {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        for byte in platform.utf8 { mix(byte) }
+        var platform = platform
+        var subject = subject
+        platform.withUTF8 { for byte in $0 { mix(byte) } }
         mix(0)
-        for byte in subject.utf8 { mix(byte) }
+        subject.withUTF8 { for byte in $0 { mix(byte) } }
         return Int(hash % UInt64(count))
     }
 

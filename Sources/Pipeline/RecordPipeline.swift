@@ -417,10 +417,13 @@ struct RecordPipeline {
                                   dictionaries: dictionaries)
             do {
                 while let item = input.pop() {
-                    guard case .batch(var records) = item else {
+                    guard case .batch = item else {
                         try output.push(item)
                         continue
                     }
+                    // Consumed, so that the batch's array is this thread's alone and its records are rewritten in
+                    // place: bound from a live `item`, the first write copied every record of the batch.
+                    guard case .batch(var records) = consume item else { continue }
                     for index in records.indices { records[index].outcome = work.outcome(of: records[index].outcome) }
                     try output.push(.batch(records))
                 }
