@@ -17,6 +17,7 @@ extension PostgresLedger {
         var quarantine = PostgresCopyRows()
         var parts = PostgresCopyRows()
         var queue = PostgresCopyRows()
+        var recordKeys: [String] = []
         for (sequence, write) in writes.enumerated() {
             switch write {
             case .record(let record, let keyed):
@@ -32,6 +33,7 @@ extension PostgresLedger {
                              .integer(record.payload.dictionaryId), .integer(record.rulesVersion),
                              .integer(Int64(record.bucket)), .text(record.source.platform.rawValue),
                              .text(record.subject), .integer(record.flags.rawValue), .text(record.run)])
+                recordKeys.append(record.dedupKey)
                 for part in record.parts { parts.row(quarantineRow(part, sequence: sequence)) }
                 for fact in keyed where statedFacts.admits(fact.key, observedAt: fact.fact.observedAt) {
                     let value = fact.fact
@@ -46,9 +48,6 @@ extension PostgresLedger {
             }
         }
         for id in dequeued { queue.row([.text(id.origin.rawValue), .text(id.key)]) }
-        let recordKeys = writes.compactMap { write -> String? in
-            if case .record(let record, _) = write { record.dedupKey } else { nil }
-        }
         let staged = (records: records.bytes, facts: facts.bytes, quarantine: quarantine.bytes, parts: parts.bytes,
                       queue: queue.bytes)
         let (newRecords, newQuarantine) = try run { session throws(LedgerError) -> (Set<String>, Set<String>) in
@@ -67,7 +66,7 @@ extension PostgresLedger {
                 // took 3.1 to 3.5 of the server's 15 s of the bench ingest, for about 13 copies per batch.
                 let copies = PostgresStaging.keysWithCopies(recordKeys, inserted: newRecords)
                 if !copies.isEmpty {
-                    try session.query(PostgresStaging.mergeCopies(of: copies.count), (copies + copies + copies).map { .text($0) })
+                    try session.query(PostgresStaging.mergeCopies(of: copies.count), copies.map { .text($0) })
                 }
             }
             if !staged.facts.isEmpty {
@@ -164,14 +163,15 @@ enum PostgresStaging {
         RETURNING dedup_key
         """
 
-    /// What every copy of a stored record changes in its row, in one pass over the batch's `keys` keys with
-    /// copies (``keysWithCopies(_:inserted:)``, bound three times over; one statement: each is a round trip and a
-    /// plan): the smallest provenance of the copies where smaller than the stored one; the copy received first
-    /// (none counts as first; then batch order) where earlier than the stored; the flags of every copy OR-ed in.
-    /// Each is the same for any order of the copies.
+    /// What every copy of a stored record changes in its row, in one pass over the staged rows of the batch's
+    /// `keys` keys with copies (``keysWithCopies(_:inserted:)``, bound as a list; one statement: each is a round
+    /// trip and a plan): the smallest provenance of the copies where smaller than the stored one; the copy
+    /// received first (none counts as first; then batch order) where earlier than the stored; the flags of every
+    /// copy OR-ed in. Each is the same for any order of the copies.
     static func mergeCopies(of keys: Int) -> String {
         let keys = Array(repeating: "?", count: keys).joined(separator: ", ")
         return """
+        WITH copies AS (SELECT * FROM stage_records WHERE dedup_key IN (\(keys)))
         UPDATE records r SET
             file = CASE WHEN p.smaller THEN p.file ELSE r.file END,
             member = CASE WHEN p.smaller THEN p.member ELSE r.member END,
@@ -184,13 +184,11 @@ enum PostgresStaging {
             SELECT s.dedup_key, s.file, s.member, s.position, e.received_at, e.payload, e.dictionary, f.flags,
                 (t.file, t.member, t.position) > (s.file, s.member, s.position) AS smaller,
                 t.received_at IS NOT NULL AND (e.received_at IS NULL OR e.received_at < t.received_at) AS earlier
-            FROM (SELECT DISTINCT ON (dedup_key) dedup_key, file, member, position FROM stage_records
-                  WHERE dedup_key IN (\(keys)) ORDER BY dedup_key, file, member, position) s
-            JOIN (SELECT DISTINCT ON (dedup_key) dedup_key, received_at, payload, dictionary FROM stage_records
-                  WHERE dedup_key IN (\(keys)) ORDER BY dedup_key, received_at NULLS FIRST, seq) e
-                ON e.dedup_key = s.dedup_key
-            JOIN (SELECT dedup_key, bit_or(flags) AS flags FROM stage_records WHERE dedup_key IN (\(keys))
-                  GROUP BY dedup_key) f
+            FROM (SELECT DISTINCT ON (dedup_key) dedup_key, file, member, position FROM copies
+                  ORDER BY dedup_key, file, member, position) s
+            JOIN (SELECT DISTINCT ON (dedup_key) dedup_key, received_at, payload, dictionary FROM copies
+                  ORDER BY dedup_key, received_at NULLS FIRST, seq) e ON e.dedup_key = s.dedup_key
+            JOIN (SELECT dedup_key, bit_or(flags) AS flags FROM copies GROUP BY dedup_key) f
                 ON f.dedup_key = s.dedup_key
             JOIN records t ON t.dedup_key = s.dedup_key
         ) p
