@@ -10,7 +10,7 @@ BENCH=.bench
 SUBSCRIBERS=${BENCH_SUBSCRIBERS:-20000}
 data="$BENCH/data-$SUBSCRIBERS"
 log() { printf '%s\n' "$*" >&2; }
-[ -f "$data/truth.json" ] && [ -f "$BENCH/ingest.sqlite" ] || { log "run scripts/bench.sh first"; exit 1; }
+[ -f "$data/truth.json" ] && [ -f "$BENCH/ingest.sqlite" ] && [ -f "$BENCH/ingest.median" ] || { log "run scripts/bench.sh first"; exit 1; }
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$PGBIN" ] || { log "no PostgreSQL server binaries (apt-get install postgresql-15): PostgreSQL figures skipped"; exit 0; }
 
@@ -62,10 +62,22 @@ log "reports in 1 and $cores slices"
 # ingests pushed it out of the page cache, so the first timed report read it from disk (12 s instead of 2.5 s)
 # and made the slices look five times faster on two cores.
 report_slices "$sqlite_url" 1 >/dev/null; report_slices "$pg_url" 1 >/dev/null
-s1=$(report_slices "$sqlite_url" 1); sn=$(report_slices "$sqlite_url" "$cores")
-p1=$(report_slices "$pg_url" 1); pn=$(report_slices "$pg_url" "$cores")
-sqlite_ingest=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$BENCH/ingest.time" |
-  awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+# A report takes one to two seconds here, and single runs of it differed by 20% within minutes (x1.19 and x1.42
+# for the same build): each figure is the median of RUNS runs (as scripts/bench.sh), 1 slice and n alternating.
+RUNS=${BENCH_RUNS:-3}
+median() { sort -g | sed -n "$(( (RUNS + 1) / 2 ))p"; }
+median_slices() {
+  local db=$1 ones="" ns=""
+  for _ in $(seq "$RUNS"); do
+    ones+="$(report_slices "$db" 1)"$'\n'
+    ns+="$(report_slices "$db" "$cores")"$'\n'
+  done
+  printf '%s' "$ones" | median
+  printf '%s' "$ns" | median
+}
+{ read -r s1; read -r sn; } < <(median_slices "$sqlite_url")
+{ read -r p1; read -r pn; } < <(median_slices "$pg_url")
+sqlite_ingest=$(cat "$BENCH/ingest.median")
 
 python3 - "$sqlite_ingest" "$pg1" "$pg2" "$pg4" "$s1" "$sn" "$p1" "$pn" "$cores" <<'PY'
 import sys
