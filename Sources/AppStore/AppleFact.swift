@@ -9,6 +9,8 @@ public enum AppleFact: Sendable, Hashable {
     case period(Period)
     case oneTime(OneTime)
     case revocation(Revocation)
+    /// An upgraded transaction's cancellation: the change that ended it (never a refund).
+    case upgrade(Upgrade)
     case refundReversed(RefundReversal)
     case renewalStatus(RenewalStatus)
     case billingIssue(BillingIssue)
@@ -23,7 +25,7 @@ public enum AppleFact: Sendable, Hashable {
         public var subject: String
         public var transactionId: String
         public var start: Millis
-        /// The expiry; for an upgraded transaction, its cancellation when earlier.
+        /// The expiry, as sold (an upgrade that ended it sooner is its own fact, ``AppleFact/upgrade(_:)``).
         public var end: Millis
         public var productId: String
         public var webOrderLineItemId: String?
@@ -92,6 +94,20 @@ public enum AppleFact: Sendable, Hashable {
             self.at = at
             self.share = share
             self.productId = productId
+        }
+    }
+
+    /// The cancellation of an upgraded transaction (`is_upgraded` / `isUpgraded` with `cancellation_date_ms` /
+    /// `revocationDate`): the period ends there, replaced by the new product's, and is not refunded.
+    public struct Upgrade: Sendable, Hashable {
+        public var subject: String
+        public var transactionId: String
+        public var at: Millis
+
+        public init(subject: String, transactionId: String, at: Millis) {
+            self.subject = subject
+            self.transactionId = transactionId
+            self.at = at
         }
     }
 
@@ -168,6 +184,7 @@ public enum AppleFact: Sendable, Hashable {
         case .period(let p): p.start
         case .oneTime(let o): o.purchasedAt
         case .revocation(let r): r.at
+        case .upgrade(let u): u.at
         case .refundReversed(let r): r.at
         case .renewalStatus(let s): s.at
         case .billingIssue(let b): b.at
@@ -242,7 +259,8 @@ public enum ExpirationReason: Sendable, Hashable {
 /// (a ledger written under another layout is reprocessed from its payloads, never read with this one).
 public enum AppleFactCodec {
     /// The version of the row layout.
-    public static let version: Int64 = 1
+    /// 2: an upgraded transaction's period keeps its expiry, its cancellation is an ``AppleFactKind/upgrade`` row.
+    public static let version: Int64 = 2
 
     /// The row of `fact`, stated at `observedAt`.
     public static func encode(_ fact: AppleFact, observedAt: Millis) -> Fact {
@@ -264,6 +282,8 @@ public enum AppleFactCodec {
         case .revocation(let r):
             return row(AppleFactKind.revocation, r.subject, at: r.at, ref: r.transactionId, detail: String(r.share),
                        productId: r.productId)
+        case .upgrade(let u):
+            return row(AppleFactKind.upgrade, u.subject, at: u.at, ref: u.transactionId)
         case .refundReversed(let r):
             return row(AppleFactKind.refundReversed, r.subject, at: r.at, ref: r.transactionId, productId: r.productId)
         case .renewalStatus(let s):
@@ -301,6 +321,9 @@ public enum AppleFactCodec {
             return .revocation(AppleFact.Revocation(subject: row.subject, transactionId: ref, at: row.at,
                                                     share: row.detail.flatMap { Int64($0) } ?? 100_000,
                                                     productId: row.productId ?? ""))
+        case AppleFactKind.upgrade:
+            guard let ref = row.ref else { return nil }
+            return .upgrade(AppleFact.Upgrade(subject: row.subject, transactionId: ref, at: row.at))
         case AppleFactKind.refundReversed:
             guard let ref = row.ref else { return nil }
             return .refundReversed(AppleFact.RefundReversal(subject: row.subject, transactionId: ref, at: row.at,

@@ -7,7 +7,7 @@ import Facts
 public enum AppleFactKind {
     /// A transaction granting access (auto-renewable or non-renewing subscription).
     /// subject = `original_transaction_id`, ref = `transaction_id`, at = purchase time, end = expiry time
-    /// (for an upgraded transaction: its cancellation / revocation time), productId, amountMicros = V2 `price` × 1000,
+    /// (as sold, also for an upgraded transaction: see ``upgrade``), productId, amountMicros = V2 `price` × 1000,
     /// currency = V2 `currency` else the envelope's, flags: `.trial` (`is_trial_period`, FREE_TRIAL),
     /// `.introductory` (`is_in_intro_offer_period`, other intro offers), `.upgraded` (`is_upgraded`),
     /// detail = `web_order_line_item_id` when sent.
@@ -17,6 +17,10 @@ public enum AppleFactKind {
     /// at = `cancellation_date_ms` / `revocationDate`, detail = share refunded in thousandths of a percent
     /// (`revocationPercentage`; "100000" when the whole price), productId.
     public static let revocation: Fact.Kind = "revocation"
+    /// An upgraded transaction's cancellation (`is_upgraded` / `isUpgraded`): its period ends there, replaced, not
+    /// refunded. subject = `original_transaction_id`, ref = `transaction_id`, at = `cancellation_date_ms` /
+    /// `revocationDate`.
+    public static let upgrade: Fact.Kind = "upgrade"
     /// A REFUND_REVERSED notification: the revocation of ref = `transaction_id` is undone.
     /// subject as for ``revocation``, at = the notification's `signedDate`.
     public static let refundReversed: Fact.Kind = "refund_reversed"

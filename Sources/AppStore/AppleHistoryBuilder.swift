@@ -10,9 +10,9 @@ import Facts
 /// Rules (docs/DESIGN.md "Apple"):
 /// - a period per `transaction_id`, merged field by field over all its facts, later statement wins;
 ///   `.upgraded` sticks once stated;
-/// - an upgraded period ends at its cancellation with ``EndReason/replaced`` and is never revoked; a period
-///   that another product's period starts inside is ended there the same way (V2 upgrades name only the new
-///   transaction);
+/// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced`` and is
+///   never revoked; a period that another product's period starts inside is ended there the same way (V2
+///   upgrades name only the new transaction); either keeps the end it was sold with as ``Period/scheduledEnd``;
 /// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
 /// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
 ///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
@@ -34,7 +34,7 @@ public struct AppleHistoryBuilder: Sendable {
         rows.sortInPlace(by: Self.precedes)
         let facts = rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } }
         let cancellations = Self.cancellations(facts)
-        var periods = mergedPeriods(facts)
+        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts))
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
         endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
 
@@ -79,7 +79,14 @@ public struct AppleHistoryBuilder: Sendable {
         var upgraded: Bool
     }
 
-    private func mergedPeriods(_ facts: [Statement]) -> [MergedPeriod] {
+    /// When each upgraded transaction was cancelled for its upgrade, by `transaction_id`: the latest statement.
+    private static func upgrades(_ facts: [Statement]) -> [String: Millis] {
+        var upgrades: [String: Millis] = [:]
+        for case .upgrade(let upgrade) in facts.lazy.map(\.fact) { upgrades[upgrade.transactionId] = upgrade.at }
+        return upgrades
+    }
+
+    private func mergedPeriods(_ facts: [Statement], upgrades: [String: Millis]) -> [MergedPeriod] {
         var byId: [String: MergedPeriod] = [:]
         for case .period(let stated) in facts.lazy.map(\.fact) {
             let ref = stated.transactionId
@@ -101,6 +108,7 @@ public struct AppleHistoryBuilder: Sendable {
                     upgraded: stated.upgraded)
             }
         }
+        for (id, at) in upgrades where byId[id]?.upgraded == true { byId[id]?.period.end(replacedAt: at) }
         return byId.values.filter { $0.period.start < $0.period.end }.sorted { $0.period.id < $1.period.id }
     }
 
@@ -113,7 +121,7 @@ public struct AppleHistoryBuilder: Sendable {
                 .filter { $0.1 != period.productId && period.start < $0.0 && $0.0 < period.end }
                 .map(\.0).min()
             if let interruption {
-                periods[index].period.end = interruption
+                periods[index].period.end(replacedAt: interruption)
                 replaced.insert(period.id)
             }
         }

@@ -100,8 +100,8 @@ struct AppleTransaction {
         appAccountToken = t["appAccountToken"]?.nonEmptyString
     }
 
-    /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its
-    /// `revocation` unless it ended by an upgrade (or `keepRevocation` is false: a REFUND_REVERSED notification
+    /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its `upgrade`
+    /// when it ended by one, else its `revocation` (unless `keepRevocation` is false: a REFUND_REVERSED notification
     /// restates the transaction to undo it), the `user` (its `appAccountToken`, else the envelope's
     /// `app_user_id`) and the envelope's `currency`. The payload's currency wins over the envelope's for prices.
     func facts(into list: inout FactList, envelope: Envelope, keepRevocation: Bool) {
@@ -109,17 +109,17 @@ struct AppleTransaction {
         let currency = self.currency ?? envelope.currency
         let subject = self.subject
         if let expires {
-            var end = expires
-            if upgraded, let revoked { end = min(expires, revoked) }
             list.add(.period(AppleFact.Period(
-                subject: subject, transactionId: transactionId, start: purchased, end: end, productId: productId,
+                subject: subject, transactionId: transactionId, start: purchased, end: expires, productId: productId,
                 webOrderLineItemId: webOrderLineItemId, priceMicros: priceMicros, currency: currency,
                 offer: trial ? .freeTrial : introductory ? .introductory : .none, upgraded: upgraded)))
         } else {
             list.add(.oneTime(AppleFact.OneTime(transactionId: transactionId, purchasedAt: purchased, productId: productId,
                                                 priceMicros: priceMicros, currency: currency)))
         }
-        if let revoked, !upgraded || expires == nil, keepRevocation {
+        if let revoked, upgraded, expires != nil {
+            list.add(.upgrade(AppleFact.Upgrade(subject: subject, transactionId: transactionId, at: revoked)))
+        } else if let revoked, keepRevocation {
             list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: transactionId, at: revoked,
                                                       share: revocationPercentage, productId: productId)))
         }

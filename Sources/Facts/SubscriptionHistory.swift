@@ -58,6 +58,10 @@ public struct Period: Sendable, Hashable {
     public var refundedPerHundredThousand: Int64
     /// Why access stopped at ``end`` when no later period continues it.
     public var endReason: EndReason
+    /// The end the period was sold with, when an upgrade or a replacement ended it sooner (``end`` is then the
+    /// change; see ``end(replacedAt:)``); `nil` when it ran as sold. Its billing duration is the sold length: a
+    /// monthly period upgraded after two weeks is still monthly, for its MRR and its retention cohort.
+    public var scheduledEnd: Millis?
 
     public init(id: String, productId: String, start: Millis, end: Millis, chargedAt: Millis? = nil,
                 isTrial: Bool = false, priceMicros: Int64? = nil, currency: String? = nil,
@@ -74,6 +78,14 @@ public struct Period: Sendable, Hashable {
         self.revokedAt = revokedAt
         self.refundedPerHundredThousand = refundedPerHundredThousand
         self.endReason = endReason
+    }
+
+    /// Ends the period at `change`, an upgrade or replacement inside it: ``end`` becomes `change` and
+    /// ``scheduledEnd`` keeps the end it was sold with. Nothing changes when `change` is not before ``end``.
+    public mutating func end(replacedAt change: Millis) {
+        guard change < end else { return }
+        if scheduledEnd == nil { scheduledEnd = end }
+        end = change
     }
 }
 

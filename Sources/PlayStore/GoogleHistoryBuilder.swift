@@ -57,13 +57,13 @@ public struct GoogleHistoryBuilder: Sendable {
     }
 
     /// An upgrade, downgrade or re-signup: the order current at the new token's start ends there (`.replaced`,
-    /// no churn); orders of the old token starting after it never happened.
+    /// no churn, its sold length kept for its duration); orders of the old token starting after it never happened.
     func replaced(_ periods: [Period], at newStart: Millis) -> [Period] {
         periods.compactMap { period in
             guard period.start < newStart else { return nil }
             var period = period
             if newStart <= period.end {
-                period.end = newStart
+                period.end(replacedAt: newStart)
                 period.endReason = .replaced
             }
             return period

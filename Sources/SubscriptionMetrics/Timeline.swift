@@ -110,15 +110,17 @@ struct Timeline: Sendable {
         min(period.end, revocation(of: period) ?? period.end)
     }
 
-    /// Length (ms) of the billing period `period` was sold as: from its start, or, for a period that recovered a
+    /// Length (ms) of the billing period `period` was sold as: to the end it was sold with (before an upgrade or
+    /// replacement cut it short, ``Period/scheduledEnd``), from its start, or, for a period that recovered a
     /// billing issue inside grace and so kept the old renewal date, from the failed renewal E.
     func nominalLength(of period: Period) -> Int64 {
+        let soldEnd = period.scheduledEnd ?? period.end
         for episode in episodes {
             if case .recovered(let at) = episode.outcome, at == period.start, at < episode.graceEnd, episode.failedAt < period.start {
-                return FullWidth.subtract(period.end, episode.failedAt)
+                return FullWidth.subtract(soldEnd, episode.failedAt)
             }
         }
-        return FullWidth.subtract(period.end, period.start)
+        return FullWidth.subtract(soldEnd, period.start)
     }
 
     /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.

@@ -22,20 +22,27 @@ struct TrialAggregator: Sendable {
 
     private var counts: [Key: Counts] = [:]
 
-    /// A paid period or a failed renewal this close (ms) to the trial's end follows the trial directly.
+    /// A failed renewal this close (ms) to the trial's end follows the trial directly; so does a period starting
+    /// up to this long after it.
     private static let tolerance: Millis = 1_000
 
     mutating func add(_ timeline: Timeline, months: inout MonthTable) {
         let history = timeline.history
         let periods = history.periods.filter { $0.start <= timeline.asOf }
         guard let first = periods.first(where: \.isTrial), let month = months.month(of: first.start) else { return }
+        // A period that starts after the trial began and no later than its end (give or take the tolerance)
+        // follows it with no expiry in between: back to back, or overlapping it, as a renewal Apple charged
+        // before the old expiry does (`purchase_date_ms` minutes to hours before the trial's `expires_date_ms`).
+        func follows(_ period: Period, _ end: Millis) -> Bool {
+            period.start > first.start && FullWidth.subtract(period.start, end) <= Self.tolerance
+        }
         // Back-to-back trial periods (e.g. one order per trial week) are one trial.
         var trialEnd = timeline.accessEnd(of: first)
-        for period in periods where period.isTrial && abs(FullWidth.subtract(period.start, trialEnd)) <= Self.tolerance {
+        for period in periods where period.isTrial && follows(period, trialEnd) {
             trialEnd = max(trialEnd, timeline.accessEnd(of: period))
         }
         let followingEpisodes = timeline.episodes.filter { abs(FullWidth.subtract($0.failedAt, trialEnd)) <= Self.tolerance }
-        let paidAtEnd = periods.contains { !$0.isTrial && abs(FullWidth.subtract($0.start, trialEnd)) <= Self.tolerance }
+        let paidAtEnd = periods.contains { !$0.isTrial && follows($0, trialEnd) }
         let recovered = followingEpisodes.contains { episode in
             if case .recovered = episode.outcome { return timeline.outcomeTime(episode) != nil }
             return false

@@ -77,12 +77,14 @@ import Testing
         """#
         let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
         let periods = facts.of(AppleFactKind.period)
-        #expect(periods[0].end == 1_706_000_000_000 && periods[0].flags == [.upgraded])
+        // The period keeps the expiry it was sold with; the upgrade is a fact of its own, not a revocation.
+        #expect(periods[0].end == 1_708_164_000_000 && periods[0].flags == [.upgraded])
+        #expect(facts.of(AppleFactKind.upgrade).map { [$0.ref, String($0.at)] } == [["700", "1706000000000"]])
         #expect(facts.of(AppleFactKind.revocation).isEmpty)
 
         let history = AppleHistoryBuilder().history(id: "700", facts: facts)
         #expect(history.periods.map(\.id) == ["700", "701"])
-        #expect(history.periods[0].end == 1_706_000_000_000)
+        #expect(history.periods[0].end == 1_706_000_000_000 && history.periods[0].scheduledEnd == 1_708_164_000_000)
         #expect(history.periods[0].endReason == .replaced && history.periods[0].revokedAt == nil)
     }
 

@@ -234,6 +234,43 @@ import Testing
         ])
     }
 
+    /// A renewal charged before the trial's expiry (Apple renews ahead of `expires_date_ms`) converts the trial,
+    /// as does one starting at its end; a paid period that started before the trial does not follow it.
+    @Test func aTrialRenewedEarlyIsConverted() throws {
+        let early = SubscriptionHistory(platform: .apple, id: "e", periods: [
+            trial("1000000001", "monthly", utc(2024, 1, 10), utc(2024, 1, 17)),
+            paid("1000000002", "monthly", utc(2024, 1, 17) - 2_000, utc(2024, 2, 17), price: 9_990_000),
+        ])
+        let ahead = SubscriptionHistory(platform: .apple, id: "h", periods: [
+            trial("2000000001", "monthly", utc(2024, 1, 12), utc(2024, 1, 19)),
+            paid("2000000002", "monthly", utc(2024, 1, 19) - 5 * hour, utc(2024, 2, 19), price: 9_990_000),
+        ])
+        let before = SubscriptionHistory(platform: .apple, id: "b", periods: [
+            paid("3000000001", "monthly", utc(2023, 12, 1), utc(2024, 1, 1), price: 9_990_000),
+            trial("3000000002", "monthly", utc(2024, 1, 15), utc(2024, 1, 22)),
+        ])
+        let result = try tables([early, ahead, before], asOf: utc(2024, 2, 10))
+        #expect(result.trialConversion.map(line) == ["2024-01,apple,monthly,3,2,1,0,0.666667"])
+    }
+
+    /// A monthly period an upgrade cut short after two weeks keeps the duration it was sold with when no price
+    /// list names one: January's MRR is its price (not x 30 / 14 days), February's movement the change to the
+    /// yearly price, and its retention cohort P1M.
+    @Test func anUpgradedPeriodKeepsTheDurationItWasSoldWith() throws {
+        var monthly = paid("GPA.1", "monthly", utc(2024, 1, 20), utc(2024, 2, 20), price: 9_990_000)
+        monthly.end(replacedAt: utc(2024, 2, 3))
+        monthly.endReason = .replaced
+        #expect(monthly.end == utc(2024, 2, 3) && monthly.scheduledEnd == utc(2024, 2, 20))
+        let history = SubscriptionHistory(platform: .google, id: "u", periods: [
+            monthly, paid("GPA.2", "yearly", utc(2024, 2, 3), utc(2025, 2, 3), price: 99_990_000),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 29))
+        #expect(result.revenueMonthly.filter { $0.productId == "monthly" }.map(line).first
+                == "2024-01,google,monthly,USD,9.99,0.00,9.99,1,0,0,9.99")
+        #expect(result.mrrMovements.map(line).contains("2024-02,google,USD,9.99,0.00,0.00,1.66,0.00,0.00,8.33,0,0,1,0,0"))
+        #expect(result.retentionCohorts.map(line).allSatisfy { $0.hasPrefix("2024-01,google,P1M,") })
+    }
+
     /// grace_recovery's median is the mean of the two middle values for an even count.
     @Test func medianOfAnEvenNumberOfRecoveries() throws {
         let histories = [(10, "x"), (21, "y"), (40, "z"), (3, "w")].map { hours, id in

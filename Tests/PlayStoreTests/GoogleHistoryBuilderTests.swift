@@ -187,9 +187,12 @@ struct GoogleHistoryBuilderTests {
         try archive.v1(old, "premium_monthly", at: change + 1_000, v1JSON(start: start, expiry: change, orderId: "GPA.1", paymentState: 1,
                                                                           autoRenewing: false, cancelReason: 2))
         let history = builder.history(id: old, facts: archive.facts)
+        // The old order ends at the change and keeps the end it was sold with (its monthly duration).
+        var replacedOrder = Period(id: "GPA.1", productId: "premium_monthly", start: start, end: ms("2024-02-01T00:00:00Z"),
+                                   priceMicros: 4_990_000, currency: "USD", endReason: .replaced)
+        replacedOrder.end(replacedAt: change)
         #expect(history.periods == [
-            Period(id: "GPA.1", productId: "premium_monthly", start: start, end: change, priceMicros: 4_990_000, currency: "USD",
-                   endReason: .replaced),
+            replacedOrder,
             Period(id: "GPA.2", productId: "premium_yearly", start: change, end: ms("2025-01-15T12:00:00Z"),
                    priceMicros: 49_990_000, currency: "USD"),
         ])
