@@ -25,9 +25,10 @@ public struct AppStoreTranslator: StoreTranslator {
 
     /// The version of this translator's rules and of the rows its facts are stored as: the translation's own
     /// version (raised whenever a change makes some payload yield other facts or another outcome; 3: App Store
-    /// Server API responses) plus ``AppleFactCodec/version``, so that ledgers translated before either changed
-    /// are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 3 + AppleFactCodec.version
+    /// Server API responses; 4: a grace end before the latest expiry is no billing issue) plus
+    /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
+    /// (``RulesVersion``).
+    public static let rulesVersion: Int64 = 4 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

@@ -161,6 +161,23 @@ import Testing
         #expect(facts.of(AppleFactKind.expiry).isEmpty)  // intent 2 while retrying is not an end
     }
 
+    /// A grace end left over from an episode the next renewal closed (earlier than the latest expiry) opens no
+    /// billing issue at that expiry.
+    @Test func aGraceEndBeforeTheLatestExpiryIsNotANewIssue() throws {
+        let json = #"""
+        {"status": 0, "receipt": {"request_date_ms": "1710000000000", "in_app": []},
+         "latest_receipt_info": [{"product_id": "premium_monthly", "transaction_id": "10", "original_transaction_id": "10",
+           "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000"},
+          {"product_id": "premium_monthly", "transaction_id": "11", "original_transaction_id": "10",
+           "purchase_date_ms": "1708300000000", "expires_date_ms": "1710978400000"}],
+         "pending_renewal_info": [{"original_transaction_id": "10", "auto_renew_product_id": "premium_monthly",
+           "auto_renew_status": "1", "grace_period_expires_date_ms": "1708596000000"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        #expect(facts.of(AppleFactKind.billingIssue).isEmpty)
+        #expect(facts.of(AppleFactKind.period).map(\.ref) == ["10", "11"])
+    }
+
     @Test func expirationIntentsAreKeptEvenWhenUnknown() throws {
         func expiry(intent: String) throws -> String? {
             let json = """
