@@ -31,10 +31,10 @@ extension AppStoreTranslator {
         // read is quarantined as a part, the others are used.
         let transactionPath = "data.signedTransactionInfo", renewalPath = "data.signedRenewalInfo"
         let transaction = try list.part(transactionPath, data?["signedTransactionInfo"]) { _ throws(Rejection) -> JSON? in
-            try data?["signedTransactionInfo"].map { inner throws(Rejection) in try decodeInner(inner, what: transactionPath) }
+            try data?["signedTransactionInfo"].map { inner throws(Rejection) in try verifiedInner(inner, what: transactionPath, envelope: envelope) }
         }
         let renewal = try list.part(renewalPath, data?["signedRenewalInfo"]) { _ throws(Rejection) -> JSON? in
-            try data?["signedRenewalInfo"].map { inner throws(Rejection) in try decodeInner(inner, what: renewalPath) }
+            try data?["signedRenewalInfo"].map { inner throws(Rejection) in try verifiedInner(inner, what: renewalPath, envelope: envelope) }
         }
         if let transaction {
             try checkBundle(transaction["bundleId"])
@@ -150,12 +150,12 @@ extension AppStoreTranslator {
         return jws.payload
     }
 
-    /// Only a JWS's payload matters here: the outer signature already covers these bytes (see the type's notes).
-    private func decodeInner(_ value: JSON, what: String) throws(Rejection) -> JSON {
-        guard let text = value.nonEmptyString, let jws = CompactJWS(text), jws.payload.object != nil else {
-            throw .invalid("\(what) is not a compact JWS with a JSON object payload")
-        }
-        return jws.payload
+    /// The payload of a JWS inside a verified notification (`signedTransactionInfo`, `signedRenewalInfo`), verified in
+    /// its turn like any JWS (inputs.md: "Every JWS is verified before use"); one that fails is its part's
+    /// quarantine (`bad_signature`), the rest of the notification is used.
+    private func verifiedInner(_ value: JSON, what: String, envelope: Envelope) throws(Rejection) -> JSON {
+        guard let text = value.nonEmptyString else { throw .invalid("\(what) is not a compact JWS") }
+        return try verified(text, envelope: envelope, decoded: nil)
     }
 
     func checkBundle(_ value: JSON?) throws(Rejection) {

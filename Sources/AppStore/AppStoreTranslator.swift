@@ -14,21 +14,21 @@ import Ingest
 /// are used; only a record with nothing usable left is quarantined whole. Nothing is thrown and nothing crashes
 /// on bad input.
 ///
-/// Nested JWS: the `signedTransactionInfo` and `signedRenewalInfo` inside a verified `signedPayload` are decoded
-/// but not verified again. The outer ES256 signature covers their exact bytes, so they are exactly what Apple
-/// signed in the notification; splicing a forged inner JWS in would break the outer signature. Verifying them
-/// again would triple the signature checks of a V2 ingest and could only reject payloads Apple itself sent.
-/// Bare transactions and renewal infos (no outer envelope) are verified like a `signedPayload`.
+/// Nested JWS: the `signedTransactionInfo` and `signedRenewalInfo` inside a verified `signedPayload` are verified
+/// too, each against its own `x5c` chain and signature, as the contract asks of every JWS (inputs.md); a nested
+/// JWS that fails quarantines its part (`bad_signature`), never the facts of the others. Bare transactions and
+/// renewal infos (no outer envelope) are verified like a `signedPayload`.
 public struct AppStoreTranslator: StoreTranslator {
     /// Apple Root CA - G3 as DER, the root production App Store signatures chain to.
     public static let appleRootCAG3: [[UInt8]] = [Base64URL.decode(appleRootCAG3Base64) ?? []]
 
     /// The version of this translator's rules and of the rows its facts are stored as: the translation's own
     /// version (raised whenever a change makes some payload yield other facts or another outcome; 3: App Store
-    /// Server API responses; 4: a grace end before the latest expiry is no billing issue) plus
+    /// Server API responses; 4: a grace end before the latest expiry is no billing issue; 5: nested JWS
+    /// verified) plus
     /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 4 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 5 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

@@ -165,6 +165,23 @@ import Testing
         #expect(translation.facts.of(AppleFactKind.expiry).map(\.detail) == ["voluntary", "other"])
     }
 
+    /// Every JWS is verified before use, the nested ones too: inside a notification Apple signed, a transaction
+    /// signed under another root, or whose signature was altered, is its part's quarantine (`bad_signature`) and
+    /// states nothing; the renewal info beside it is used.
+    @Test func aNestedTransactionWithABadSignatureIsQuarantined() throws {
+        let renewal = try chain.sign(NotificationV2Tests.renewal())
+        let foreign = try TestChain().sign(NotificationV2Tests.transaction())
+        var altered = try chain.sign(NotificationV2Tests.transaction())
+        altered.replaceSubrange(altered.index(altered.endIndex, offsetBy: -6)..., with: "AAAAAA")
+        for transaction in [foreign, altered] {
+            let translation = try notification("DID_RENEW", data: #"{"bundleId":"com.example.app","environment":"Production","signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}"#)
+            #expect(translation.parts.map(\.path) == ["data.signedTransactionInfo"])
+            #expect(translation.parts.map(\.reason) == [.badSignature])
+            #expect(translation.facts.of(AppleFactKind.period).isEmpty)
+            #expect(!translation.facts.of(AppleFactKind.renewalStatus).isEmpty)
+        }
+    }
+
     @Test func anImplausibleExpiryIsAPart() throws {
         let transaction = try chain.sign(NotificationV2Tests.transaction(expires: 9_223_372_036_854_775_807))
         let renewal = try chain.sign(NotificationV2Tests.renewal())
