@@ -120,6 +120,7 @@ public struct ArchiveReader: Sendable {
     /// The stages for an archive member: its content is recognised when its first bytes arrive.
     func memberStages(member: String, file: String, parent: String?) -> any StreamStage {
         let joined = parent.map { "\($0)!\(member)" } ?? member
+        if Self.isHidden(member: member) { return PassedOver() }
         return SniffingStage(name: member, label: nil) { [self] kind throws(StageDamage) in
             try stages(for: kind, file: file, member: joined, name: member)
         }
@@ -147,6 +148,14 @@ public struct ArchiveReader: Sendable {
         case .zip:
             throw StageDamage(offset: 0, reason: "\(member ?? file): a zip inside another archive is not read; extract it and ingest the zip itself")
         }
+    }
+
+    /// Whether an archive member is hidden, as a file in a folder is (inputs.md: "Files whose names start with `.`
+    /// are not inputs"): its name or a folder on its path starts with `.` (`./` excepted). macOS writes such
+    /// members into the archives it makes: `._x.ndjson` beside `x.ndjson` (in a zip under `__MACOSX/`), which
+    /// hold the file's attributes (its resource fork), not records.
+    static func isHidden(member: String) -> Bool {
+        member.split(separator: "/").contains { $0.first == "." && $0 != "." && $0 != ".." }
     }
 
     /// The name of a gzip's content: `x.ndjson.gz` holds `x.ndjson`, `x.tgz` holds `x.tar`.
@@ -213,4 +222,13 @@ final class OpenFile {
     }
 
     deinit { close(source.descriptor) }
+}
+
+/// The stage of an archive member that is not an input (``ArchiveReader/isHidden(member:)``): its bytes are read
+/// past, nothing is made of them.
+struct PassedOver: StreamStage {
+    mutating func write(_ chunk: UnsafeRawBufferPointer, origin: ChunkOrigin, damages: inout [Damage],
+                        emit: (RawRecord) throws -> Void) throws {}
+
+    mutating func finish(origin: ChunkOrigin, damages: inout [Damage], emit: (RawRecord) throws -> Void) throws {}
 }

@@ -1,11 +1,13 @@
 /// How the bytes of one file or archive member are laid out, recognised by their content (`inputs.md`: "A file
 /// is recognised by its content (gzip, zip and tar magic, JSON's first byte), not by its name").
 ///
-/// The name matters only where content cannot tell, for JSON text: a name that says a layout (`.json`: one
-/// document or an array of records; `.ndjson`, `.jsonl`: a record per line) is followed, whatever the first
-/// bytes (a log whose first line is garbage is read, and the garbage quarantined, not the whole file skipped).
-/// Other names: text starting with `[` is an array, text starting with `{`, `"` or a bare JWS is a record per
-/// line, as is text with such a line after a first line of something else.
+/// JSON text is laid out by its first value: an object or array that runs over several lines is a document (one
+/// record, an array of records, or documents one after another), whatever the name; an object that ends on its
+/// first line starts a record per line (NDJSON, under any name, `.json` included when another value follows it).
+/// Where content cannot tell, the name does: text starting with garbage is read a record per line under
+/// `.ndjson` / `.jsonl` (the garbage quarantined, not the whole file skipped) and as a document under `.json`.
+/// Other names: text starting with `[` is an array, text starting with `"` or a bare JWS is a record per line,
+/// as is text with such a line after a first line of something else.
 enum ContainerKind: Sendable, Hashable {
     /// One record per line (`.ndjson`, `.jsonl`, and JSON text of no other layout).
     case lines
@@ -34,13 +36,20 @@ enum ContainerKind: Sendable, Hashable {
         }
         if bytes.count >= 512, TarHeader(Array(bytes[..<512])) != nil { return .success(.tar) }
         let lower = name.lowercased()
-        if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") { return .success(.lines) }
-        if lower.hasSuffix(".json") { return .success(.json) }
+        let namedLines = lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl"), namedJSON = lower.hasSuffix(".json")
+        let first = firstValue(bytes)
         switch firstMeaningfulByte(bytes) {
-        case UInt8(ascii: "[")?: return .success(.json)
-        case UInt8(ascii: "{")?, UInt8(ascii: "\"")?: return .success(.lines)
+        case UInt8(ascii: "{")?:
+            if first.spansLines { return .success(.json) }
+            return .success(namedJSON && !first.isFollowed ? .json : .lines)
+        case UInt8(ascii: "[")?:
+            return .success(namedLines && !first.spansLines ? .lines : .json)
+        case UInt8(ascii: "\"")?:
+            return .success(namedJSON ? .json : .lines)
         default: break
         }
+        if namedLines { return .success(.lines) }
+        if namedJSON { return .success(.json) }
         if startsWithJWS(bytes[...]) || hasJSONLine(bytes) { return .success(.lines) }
         return .failure(NotAnInput(head: bytes))
     }
@@ -77,6 +86,32 @@ enum ContainerKind: Sendable, Hashable {
         var rest = bytes[...]
         if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
         return rest.first { !JSONDocumentSplitter.isWhitespace($0) }
+    }
+
+    /// The shape of the first JSON value in `head`, as far as `head` shows it: whether a line ends inside it (a
+    /// pretty-printed document), and whether anything but whitespace follows it (another record). A value the
+    /// head ends inside, on its first line, neither spans lines nor is followed.
+    static func firstValue(_ head: [UInt8]) -> (spansLines: Bool, isFollowed: Bool) {
+        var index = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < head.count, JSONDocumentSplitter.isWhitespace(head[index]) { index += 1 }
+        var depth = 0, inString = false, escaped = false
+        while index < head.count {
+            let byte = head[index]
+            index += 1
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case 0x0A where depth > 0: return (true, false)
+            default: break
+            }
+            if depth <= 0 { break }
+        }
+        return (false, head[index...].contains { !JSONDocumentSplitter.isWhitespace($0) })
     }
 
     /// A compact JWS logged bare: base64url of `{"`, the start of every JOSE header.

@@ -1,9 +1,10 @@
-/// Splits a `.json` file into records: the whole document when it is a single value, or each element of a
-/// top-level array, streamed element by element so that a large array never sits in memory.
+/// Splits JSON text laid out as documents into records: each element of a top-level array, streamed element by
+/// element so that a large array never sits in memory, or each top-level value of text that is not an array
+/// (one document, or pretty-printed documents one after another).
 ///
 /// The splitter does not parse: it tracks only string, escape and nesting state, which is enough to find where
-/// an element ends; ``RecordParser`` parses each element later. Positions are 0-based element indexes (0 for a
-/// single document).
+/// a value ends; ``RecordParser`` parses each value later. Positions are 0-based element or document indexes
+/// (0 for a single document).
 ///
 /// A file that is not valid JSON as a whole still gives up what it can: complete elements are yielded; from the
 /// first byte that breaks the array's structure, the rest is yielded as one record (it will be quarantined as
@@ -16,11 +17,11 @@ struct JSONDocumentSplitter: StreamStage {
     private enum State {
         /// Before the first value (whitespace, byte order mark).
         case start
-        /// The document is one value; everything is buffered.
-        case single
+        /// Between top-level documents (text that is not an array), expecting another or the end.
+        case betweenDocuments
         /// Inside the array, expecting an element or `]`.
         case beforeElement
-        /// Inside an element.
+        /// Inside an element, or inside a top-level document (``documents``).
         case element
         /// After an element, expecting `,` or `]`.
         case afterElement
@@ -31,6 +32,8 @@ struct JSONDocumentSplitter: StreamStage {
     }
 
     private var state = State.start
+    /// The text is top-level documents, not an array: a value that ends is followed by another document.
+    private var documents = false
     private var depth = 0
     private var inString = false
     private var escaped = false
@@ -49,7 +52,7 @@ struct JSONDocumentSplitter: StreamStage {
         let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var position = 0
         /// Where the value being collected starts in this chunk, if it is being collected.
-        var valueStart: Int? = (state == .element || state == .single || state == .broken) ? 0 : nil
+        var valueStart: Int? = (state == .element || state == .broken) ? 0 : nil
         while position < bytes.count {
             let byte = bytes[position]
             switch state {
@@ -62,12 +65,15 @@ struct JSONDocumentSplitter: StreamStage {
                     state = .beforeElement
                     position += 1
                 } else {
-                    state = .single
-                    valueStart = position
+                    documents = true
+                    startValue(at: position, &valueStart)
                 }
-            case .single:
-                track(bytes, from: position)
-                position = bytes.count
+            case .betweenDocuments:
+                if Self.isWhitespace(byte) {
+                    position += 1
+                } else {
+                    startValue(at: position, &valueStart)
+                }
             case .beforeElement:
                 if Self.isWhitespace(byte) {
                     position += 1
@@ -78,11 +84,7 @@ struct JSONDocumentSplitter: StreamStage {
                     state = .broken
                     valueStart = position
                 } else {
-                    state = .element
-                    valueStart = position
-                    depth = 0
-                    inString = false
-                    escaped = false
+                    startValue(at: position, &valueStart)
                 }
             case .element:
                 // Bytes that change nothing (inside a string, or nested and structural-free) are skipped in a
@@ -106,12 +108,12 @@ struct JSONDocumentSplitter: StreamStage {
                     if atEnd {
                         try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
                         valueStart = nil
-                        state = .afterElement
+                        state = documents ? .betweenDocuments : .afterElement
                     }
                 } else {
                     try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
                     valueStart = nil
-                    state = .afterElement
+                    state = documents ? .betweenDocuments : .afterElement
                 }
             case .afterElement:
                 if Self.isWhitespace(byte) {
@@ -142,9 +144,10 @@ struct JSONDocumentSplitter: StreamStage {
 
     mutating func finish(origin: ChunkOrigin, damages: inout [Damage], emit: (RawRecord) throws -> Void) throws {
         switch state {
-        case .start, .closed:
+        case .start, .closed, .betweenDocuments:
             return
-        case .single:
+        case .element where documents:
+            // A scalar document ends with the text; any other value still open was cut off.
             guard depth == 0, !inString else {
                 throw StageDamage(offset: origin.offset, reason: "JSON document cut off inside a value")
             }
@@ -160,24 +163,13 @@ struct JSONDocumentSplitter: StreamStage {
         }
     }
 
-    /// Follows strings, escapes and nesting through `bytes[start...]` (a single document: only its state at the
-    /// end matters), on local copies of the state so that the loop stays in registers.
-    private mutating func track(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
-        var inString = inString
-        var escaped = escaped
-        var depth = depth
-        var index = start
-        while index < bytes.count {
-            if inString && !escaped {
-                index = Self.quoteOrBackslash(in: bytes, from: index)
-                guard index < bytes.count else { break }
-            }
-            Self.step(bytes[index], inString: &inString, escaped: &escaped, depth: &depth)
-            index += 1
-        }
-        self.inString = inString
-        self.escaped = escaped
-        self.depth = depth
+    /// Begins an element or a document at `position`.
+    private mutating func startValue(at position: Int, _ valueStart: inout Int?) {
+        state = .element
+        valueStart = position
+        depth = 0
+        inString = false
+        escaped = false
     }
 
     /// The index of the first byte from `start` on that could change the element's state: inside a string

@@ -66,6 +66,26 @@ import Testing
         #expect(result.positions == [0])
     }
 
+    /// The layout is the content's, not the name's (inputs.md: "recognised by its content ... not by its name"):
+    /// NDJSON saved as `.json` is a record per line; pretty-printed documents under any other name (`.ndjson`,
+    /// `.txt`, a tar member with no extension) are one record each, one after another.
+    @Test func theLayoutFollowsTheContentWhateverTheName() throws {
+        let folder = try TemporaryFolder()
+        let lines = try readAll(try folder.write("events.json", Self.ndjson))
+        #expect(lines.texts == Self.lines && lines.positions == [1, 2, 3] && lines.damages.isEmpty)
+
+        let first = "{\n  \"signedPayload\": \"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln\"\n}"
+        let second = "{\n  \"notification_type\": \"DID_RENEW\",\n  \"unified_receipt\": {\"status\": 0}\n}"
+        for name in ["notifications.ndjson", "notification.txt", "123"] {
+            let documents = try readAll(try folder.write(name, first + "\n" + second + "\n"))
+            #expect(documents.texts == [first, second], "\(name)")
+            #expect(documents.positions == [0, 1] && documents.damages.isEmpty, "\(name)")
+        }
+        // A document cut off inside its value is damage; the one before it is read.
+        let cut = try readAll(try folder.write("cut.txt", first + "\n{\n  \"notification_type\": \"DID_"))
+        #expect(cut.texts == [first] && cut.damages.count == 1)
+    }
+
     @Test func jsonArrayIsStreamedElementByElement() throws {
         let folder = try TemporaryFolder()
         let elements = [
@@ -299,6 +319,29 @@ import Testing
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let name = try #require(Self.find(Array("notes.md".utf8), in: bytes, after: 0))
         #expect(result.damages.first?.offset == Int64(name + "notes.md".utf8.count))
+    }
+
+    /// Hidden members are not inputs, as hidden files in a folder are: the AppleDouble files macOS puts into the
+    /// tars and zips it makes (`._x.ndjson`, `__MACOSX/._x.ndjson`) hold attributes, not records, and are passed
+    /// over without a damage or a quarantined line; `./` paths are not hidden.
+    @Test func hiddenMembersAreNotInputs() throws {
+        let folder = try TemporaryFolder()
+        let appleDouble: [UInt8] = [0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00] + Array("Mac OS X        ".utf8) + [0x0A, 0x7B, 0x0A]
+        let tar = TarBuilder.archive([
+            .file("./._day1.ndjson", appleDouble),
+            .file("./day1.ndjson", Array((Self.lines[0] + "\n").utf8)),
+            .file(".git/config", Array("{\"a\": 1}\n".utf8)),
+        ])
+        let fromTar = try readAll(try folder.write("export.tar", tar))
+        #expect(fromTar.texts == [Self.lines[0]] && fromTar.members == ["./day1.ndjson"] && fromTar.damages.isEmpty)
+
+        let path = folder.path + "/export.zip"
+        try ZipBuilder.write(path, members: [
+            ("day1.ndjson", Array((Self.lines[1] + "\n").utf8)),
+            ("__MACOSX/._day1.ndjson", appleDouble),
+        ])
+        let fromZip = try readAll(path)
+        #expect(fromZip.texts == [Self.lines[1]] && fromZip.damages.isEmpty)
     }
 
     @Test func zipInsideTarIsReportedAndTheOtherMembersAreRead() throws {
