@@ -77,6 +77,10 @@ struct StatusCommand: LoggingCommand {
             lines.append("skipped: \(skipped.file): \(skipped.reason)")
         }
         if verify { lines.append("verified: the ledger and its invariants are sound") }
+        // cli.md: every skipped file and every non-zero warning is also said on stderr, with --json too.
+        for skipped in statistics.skippedFiles {
+            FileHandle.standardError.write(Data("skipped \(skipped.file): \(skipped.reason)\n".utf8))
+        }
         statistics.sayWarnings()
         if json {
             let bySource = JSONObject(sources.map { source in

@@ -52,6 +52,9 @@ import Glibc
         let status = try Self.run(["status", "--db", "l.sqlite", "--json"], in: directory, tag: "status")
         #expect(status.status == 0)
         #expect(status.stdout.contains(skipped))
+        for file in ["inbox/README.txt", "inbox/old.json.bz2", "inbox/pipe.ndjson", "inbox/prices.csv"] {
+            #expect(status.stderr.contains("skipped \(file): "), "status says each skipped file on stderr too: \(file)")
+        }
         // A skipped file that becomes an input leaves the list.
         try FileManager.default.removeItem(atPath: inbox + "/prices.csv")
         try IngestFixtures.write(IngestFixtures.lines(6..<7), to: inbox + "/prices.csv")
