@@ -193,7 +193,10 @@ struct AppleRenewalInfo {
         // Apple sends the grace end only while a subscription is in grace, after the period that failed to renew.
         // One at or before the latest expiry the record shows belongs to an episode that period's renewal closed:
         // not a new billing issue at that expiry.
-        let graceEnd = self.graceEnd.flatMap { grace in expiry.map { grace > $0 } ?? true ? grace : nil }
+        let graceEnd = self.graceEnd.flatMap { grace -> Millis? in
+            if let expiry, grace <= expiry { return nil }
+            return grace
+        }
         if inBillingRetry || graceEnd != nil {
             list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, graceEnd: graceEnd,
                                                           statedBy: retryField)))

@@ -37,13 +37,13 @@ enum ContainerKind: Sendable, Hashable {
         if bytes.count >= 512, TarHeader(Array(bytes[..<512])) != nil { return .success(.tar) }
         let lower = name.lowercased()
         let namedLines = lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl"), namedJSON = lower.hasSuffix(".json")
-        let first = firstValue(bytes)
         switch firstMeaningfulByte(bytes) {
         case UInt8(ascii: "{")?:
+            let first = firstValue(bytes)
             if first.spansLines { return .success(.json) }
             return .success(namedJSON && !first.isFollowed ? .json : .lines)
         case UInt8(ascii: "[")?:
-            return .success(namedLines && !first.spansLines ? .lines : .json)
+            return .success(namedLines && !firstValue(bytes).spansLines ? .lines : .json)
         case UInt8(ascii: "\"")?:
             return .success(namedJSON ? .json : .lines)
         default: break
@@ -92,26 +92,25 @@ enum ContainerKind: Sendable, Hashable {
     /// pretty-printed document), and whether anything but whitespace follows it (another record). A value the
     /// head ends inside, on its first line, neither spans lines nor is followed.
     static func firstValue(_ head: [UInt8]) -> (spansLines: Bool, isFollowed: Bool) {
-        var index = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while index < head.count, JSONDocumentSplitter.isWhitespace(head[index]) { index += 1 }
-        var depth = 0, inString = false, escaped = false
-        while index < head.count {
-            let byte = head[index]
-            index += 1
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
+        head.withUnsafeBufferPointer { bytes in
+            var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while index < bytes.count, JSONDocumentSplitter.isWhitespace(bytes[index]) { index += 1 }
+            // The splitter's own tracking of strings, escapes and nesting, strings skipped with memchr: this
+            // runs on the head of every JSON file and member.
+            var depth = 0, inString = false, escaped = false
+            while index < bytes.count {
+                if inString && !escaped {
+                    index = JSONDocumentSplitter.quoteOrBackslash(in: bytes, from: index)
+                    guard index < bytes.count else { break }
+                }
+                let byte = bytes[index]
+                index += 1
+                if byte == 0x0A, !inString, depth > 0 { return (true, false) }
+                JSONDocumentSplitter.step(byte, inString: &inString, escaped: &escaped, depth: &depth)
+                if depth == 0, !inString { break }
             }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            case 0x0A where depth > 0: return (true, false)
-            default: break
-            }
-            if depth <= 0 { break }
+            return (false, bytes[index...].contains { !JSONDocumentSplitter.isWhitespace($0) })
         }
-        return (false, head[index...].contains { !JSONDocumentSplitter.isWhitespace($0) })
     }
 
     /// A compact JWS logged bare: base64url of `{"`, the start of every JOSE header.

@@ -214,7 +214,7 @@ struct JSONDocumentSplitter: StreamStage {
 
     /// The state change one byte makes; on plain values so that the buffer loop keeps its state in registers.
     @inline(__always)
-    private static func step(_ byte: UInt8, inString: inout Bool, escaped: inout Bool, depth: inout Int) {
+    static func step(_ byte: UInt8, inString: inout Bool, escaped: inout Bool, depth: inout Int) {
         if inString {
             if escaped {
                 escaped = false
