@@ -7,11 +7,13 @@
 /// (unknown values kept), derived for v1 (which has no state field) from `paymentState`, `cancelReason`,
 /// `autoResumeTimeMillis` and whether the expiry had passed when the resource was fetched. `cancel` is v1's
 /// `cancelReason` number; for v2 the `canceledStateContext` member mapped onto the same numbers
-/// (0 user, 1 system, 2 replacement, 3 developer).
+/// (0 user, 1 system, 2 replacement, 3 developer). `pay` for v2 is what the line item's `offerPhase` implies
+/// (2 free trial, 1 a charged phase), empty without one.
 struct GoogleSubscriptionState: Hashable, Sendable {
     var version: Int
     var state: String
-    /// v1 `paymentState` (0 pending, 1 received, 2 free trial, 3 deferred); `nil` for v2 or when absent.
+    /// v1 `paymentState` (0 pending, 1 received, 2 free trial, 3 deferred), for v2 implied by the offer phase;
+    /// `nil` when absent.
     var paymentState: Int?
     var cancelReason: Int?
 

@@ -69,6 +69,9 @@ extension PlayStoreTranslator {
         var price: Int64?
         var currency: String?
         var flags: Fact.Flags = []
+        /// The v1 `paymentState` its offer phase implies: 2 a free trial, 1 a charged phase (base, introductory
+        /// or proration price); `nil` without an offer phase.
+        var paymentState: Int?
     }
 
     /// A `SubscriptionPurchaseLineItem`; a line item that fails is quarantined as a part by the caller.
@@ -93,10 +96,14 @@ extension PlayStoreTranslator {
             if phase.has("freeTrial") {
                 line.flags.insert(.trial)
                 line.price = 0
+                line.paymentState = 2
             } else if phase.has("introductoryPrice") {
                 // The recurring price is the base price; what an introductory phase charges is not in the resource.
                 line.flags.insert(.introductory)
                 line.price = nil
+                line.paymentState = 1
+            } else if phase.has("basePrice") || phase.has("prorationPeriod") {
+                line.paymentState = 1
             }
         }
         return line
@@ -146,7 +153,8 @@ extension PlayStoreTranslator {
             throw PayloadError(detail: "neither received_at nor startTime is present")
         }
         if body.has("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
-        let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: nil, cancelReason: cancelReason)
+        let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: item?.paymentState,
+                                            cancelReason: cancelReason)
         var flags = item?.flags ?? []
         if envelope.receivedAt == nil { flags.insert(.inferred) }
         var facts: [GoogleFact] = [

@@ -12,6 +12,9 @@ import Facts
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
 ///   REVOKED, or a non-user CANCELED in hold loses it.
 /// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
+/// - EXPIRED showing an order never seen running registers that order when the resource proves it was paid
+///   (``endedOrder(_:facts:after:continuing:)``), and its `cancelReason` says why the order ended when nothing
+///   before the end did (1, a billing problem, is involuntary).
 struct TokenTimeline {
     private(set) var periods: [Period] = []
     private(set) var episodes: [BillingEpisode] = []
@@ -30,6 +33,8 @@ struct TokenTimeline {
         var open: OpenEpisode?
         var lastAnnouncement: Millis?
         var pausedOrders: Set<String> = []
+        /// The `cancelReason` an expired resource states for an order ending at `end`.
+        var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
         func closeEpisode(_ outcome: BillingEpisode.Outcome) {
             guard let episode = open else { return }
@@ -159,6 +164,23 @@ struct TokenTimeline {
                 if phase == .active, let last = periods.last { pausedOrders.insert(last.id) }
                 if open == nil, phase != .paused { phase = .paused; phaseSince = t }
             case GoogleSubscriptionState.expired:
+                if open == nil, let order = snapshot.order, orderIndex[order] == nil {
+                    if snapshot.state.cancelReason == 1 {
+                        // The order shown is the renewal the system could not charge: the last paid one ended
+                        // for a billing problem.
+                        if let last = periods.last, statedEnds[last.id] == nil { statedEnds[last.id] = (last.end, 1) }
+                    } else if !episodes.contains(where: { $0.failedAt == periods.last?.end }),
+                              let shown = TokenTimeline.endedOrder(snapshot, facts: facts, after: periods.last,
+                                                                   continuing: phase == .active || phase == .none) {
+                        // (After a billing issue the order shown is the renewal that was never paid.)
+                        orderIndex[order] = periods.count
+                        periods.append(shown)
+                    }
+                }
+                if let order = snapshot.order, let expiry = snapshot.expiry, let reason = snapshot.state.cancelReason,
+                   statedEnds[order] == nil {
+                    statedEnds[order] = (expiry, reason)
+                }
                 if open != nil { closeEpisode(.lost(at: t)) }
                 if phase != .expired { phase = .expired; phaseSince = t }
             default:
@@ -171,7 +193,10 @@ struct TokenTimeline {
         let signals = TokenTimeline.autoRenewSignals(facts)
         for i in periods.indices {
             periods[i].endReason = TokenTimeline.endReason(of: periods[i], paused: pausedOrders.contains(periods[i].id),
-                                                           episodes: episodes, signals: signals)
+                                                           episodes: episodes, signals: signals,
+                                                           statedEnd: statedEnds[periods[i].id].flatMap {
+                                                               $0.end == periods[i].end ? $0.reason : nil
+                                                           })
         }
     }
 
@@ -225,9 +250,10 @@ struct TokenTimeline {
 
     /// Why access stopped at the period's end, were nothing to continue it: a pause, a failed renewal, else
     /// the last word on auto-renewal before the end (a cancellation by its reason; RESTARTED or a fetch showing
-    /// the subscription active undoes it).
+    /// the subscription active undoes it), else the `cancelReason` a resource fetched after the end states for
+    /// the order (`statedEnd`).
     private static func endReason(of period: Period, paused: Bool, episodes: [BillingEpisode],
-                                  signals: [AutoRenewSignal]) -> EndReason {
+                                  signals: [AutoRenewSignal], statedEnd: Int?) -> EndReason {
         if paused { return .paused }
         if episodes.contains(where: { $0.failedAt == period.end }) { return .billingIssue }
         var low = 0, high = signals.count
@@ -235,12 +261,48 @@ struct TokenTimeline {
             let mid = (low + high) / 2
             if signals[mid].at < period.end { low = mid + 1 } else { high = mid }
         }
-        guard low > 0, signals[low - 1].cancelled else { return .unknown }
-        switch signals[low - 1].reason {
+        if low > 0, signals[low - 1].cancelled { return endReason(cancelReason: signals[low - 1].reason) }
+        if let statedEnd { return endReason(cancelReason: statedEnd) }
+        return .unknown
+    }
+
+    /// The end reason a v1 `cancelReason` (v2 `canceledStateContext`, mapped onto the same numbers) names:
+    /// 0 the user (also when no reason is stated), 1 the system, for a billing problem, 2 a replacement by
+    /// another subscription, 3 the developer.
+    private static func endReason(cancelReason: Int?) -> EndReason {
+        switch cancelReason {
         case nil, 0?: return .voluntary
+        case 1?: return .billingIssue
         case 2?: return .replaced
         case 3?: return .developerCancel
         default: return .unknown
         }
+    }
+
+    /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
+    /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
+    /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
+    /// introductory price. A first order showing neither may have been an unpaid free trial, whose price the
+    /// resource still states, so it is left out rather than counted as revenue; so is a pending payment. (The
+    /// caller leaves out the order shown after a billing issue or a system cancellation: the renewal never paid.)
+    /// It ran to its expiry (or the fetch, if sooner); it began at the previous order's end when it continued
+    /// it, at the subscription's start when first, else one billing period before its expiry (``ShownPeriod``).
+    private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
+                                   continuing: Bool) -> Period? {
+        guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return nil }
+        let index = GoogleOrderId.index(order)
+        guard snapshot.state.paymentState != 0,
+              index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1 else { return nil }
+        let end = min(expiry, snapshot.at)
+        var start: Millis
+        if let previous, continuing {
+            start = previous.end
+        } else {
+            start = ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index)
+            if let previous { start = max(start, previous.end) }
+        }
+        guard start < end else { return nil }
+        return Period(id: order, productId: snapshot.productId ?? "", start: start, end: end, isTrial: snapshot.trial,
+                      priceMicros: snapshot.priceMicros, currency: snapshot.currency)
     }
 }

@@ -327,3 +327,71 @@ struct GoogleTrialTests {
         #expect(history.episodes == [BillingEpisode(failedAt: trialEnd, graceEnd: g, outcome: .recovered(at: t))])
     }
 }
+
+/// Orders the archive shows only after they ended: an EXPIRED resource (v1 fetched past its expiry, v2
+/// `SUBSCRIPTION_STATE_EXPIRED`) is all there is of them, as in a backfill that fetched every token's final state.
+struct GoogleEndedOrderTests {
+    let token = "tok-x", product = "premium_monthly"
+    let start = ms("2024-01-01T00:00:00Z"), expiry = ms("2024-03-01T00:00:00Z"), fetched = ms("2024-03-20T12:00:00Z")
+
+    func history(_ json: String, source: SourceKind = .googleSubscriptionV1, receivedAt: Millis?) throws -> SubscriptionHistory {
+        var archive = Archive()
+        archive.add(try record(source, json, receivedAt: receivedAt, token: token, product: product))
+        #expect(archive.failures.isEmpty)
+        return GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+    }
+
+    @Test func renewalFetchedAfterItsExpiryIsAPaidPeriod() throws {
+        // `..0` is the second order: a renewal, so paid (v1 states no paymentState once expired).
+        let history = try history(v1JSON(start: start, expiry: expiry, orderId: "GPA.5..0", paymentState: nil,
+                                         autoRenewing: false, cancelReason: 0), receivedAt: fetched)
+        #expect(history.periods == [Period(id: "GPA.5..0", productId: product, start: ms("2024-02-01T00:00:00Z"), end: expiry,
+                                           priceMicros: 4_990_000, currency: "USD", endReason: .voluntary)])
+    }
+
+    @Test func systemCancellationShowsTheRenewalThatWasNeverPaid() throws {
+        // Fetched at the purchase, then after account hold ran out: the order shown is the failed renewal.
+        let e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-08T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.5", paymentState: 1, autoRenewing: true))
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: g, orderId: "GPA.5..0", paymentState: nil,
+                                                             autoRenewing: false, cancelReason: 1),
+                               receivedAt: fetched, token: token, product: product))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.5"])
+        #expect(history.periods.map(\.endReason) == [.billingIssue])
+        #expect(history.episodes.isEmpty)
+        // The same resource alone proves no paid order.
+        let alone = try self.history(v1JSON(start: start, expiry: g, orderId: "GPA.5..0", paymentState: nil,
+                                            autoRenewing: false, cancelReason: 1), receivedAt: fetched)
+        #expect(alone.periods.isEmpty)
+    }
+
+    @Test func firstOrderWithoutAPaymentStateMayHaveBeenATrial() throws {
+        let history = try history(v1JSON(start: start, expiry: ms("2024-01-08T00:00:00Z"), orderId: "GPA.6", paymentState: nil,
+                                         autoRenewing: false, cancelReason: 0), receivedAt: fetched)
+        #expect(history.periods.isEmpty)
+    }
+
+    @Test func bareV2ExpiredResourceWithABasePricePhase() throws {
+        let json = v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                          latestOrderId: "GPA.7", autoRenew: false,
+                          extra: "\"canceledStateContext\":{\"userInitiatedCancellation\":{\"cancelTime\":\"2024-01-20T08:00:00Z\"}},")
+        let history = try history(json, source: .googleSubscriptionV2, receivedAt: nil)
+        #expect(history.periods == [Period(id: "GPA.7", productId: product, start: start, end: ms("2024-02-01T00:00:00Z"),
+                                           priceMicros: 4_990_000, currency: "USD", endReason: .voluntary)])
+    }
+
+    @Test func expiredResourceOfAKnownOrderGivesItsReason() throws {
+        // Fetched at the renewal (auto-renewing), then after the end: the user had cancelled (0).
+        var archive = Archive()
+        try archive.v1(token, product, at: ms("2024-02-01T00:00:00Z"),
+                       v1JSON(start: start, expiry: expiry, orderId: "GPA.5..0", paymentState: 1, autoRenewing: true))
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: expiry, orderId: "GPA.5..0", paymentState: nil,
+                                                             autoRenewing: false, cancelReason: 0),
+                               receivedAt: fetched, token: token, product: product))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.end) == [expiry])
+        #expect(history.periods.map(\.endReason) == [.voluntary])
+    }
+}

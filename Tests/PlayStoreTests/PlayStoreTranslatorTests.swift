@@ -160,7 +160,7 @@ struct SubscriptionResourceTests {
         let fetched = ms("2024-03-15T12:00:05Z")
         let facts = usedFacts(translator.translate(try record(.googleSubscriptionV2, json, receivedAt: fetched, token: "tok-v2")))
         let fact = try #require(facts.first { $0.kind == GoogleFactKind.state })
-        #expect(fact.detail == "v2;\(state);pay=;cancel=")
+        #expect(fact.detail == "v2;\(state);pay=1;cancel=")  // a base-price offer phase
         #expect(fact.end == ms("2024-04-15T12:00:00.500Z"))
         #expect(fact.amountMicros == 1_234_560_000)
         #expect(fact.currency == "JPY")
@@ -180,7 +180,7 @@ struct SubscriptionResourceTests {
                           latestOrderId: "GPA.1", autoRenew: false, offerPhase: "\"freeTrial\":{}", extra: extra)
         let facts = usedFacts(translator.translate(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-01-05T10:00:05Z"), token: "tok")))
         let state = try #require(facts.first { $0.kind == GoogleFactKind.state })
-        #expect(state.detail == "v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0")
+        #expect(state.detail == "v2;SUBSCRIPTION_STATE_CANCELED;pay=2;cancel=0")  // a free-trial offer phase
         #expect(state.flags == [.trial])
         #expect(state.amountMicros == 0)
         #expect(facts.contains { $0.kind == GoogleFactKind.cancel && $0.at == ms("2024-01-05T10:00:00Z") && $0.detail == "0" })

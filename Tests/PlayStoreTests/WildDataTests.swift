@@ -280,7 +280,7 @@ struct LenientContainerTests {
                           latestOrderId: "GPA.1", autoRenew: false, extra: #""canceledStateContext":"user","#)
         let translation = translator.translate(try record(.googleSubscriptionV2, json, receivedAt: Self.fetched, token: "t"))
         #expect(quarantinedParts(translation).map(\.path) == ["canceledStateContext"])
-        #expect(usedFacts(translation).first { $0.kind == GoogleFactKind.state }?.detail == "v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=")
+        #expect(usedFacts(translation).first { $0.kind == GoogleFactKind.state }?.detail == "v2;SUBSCRIPTION_STATE_CANCELED;pay=1;cancel=")
         // An empty context object sent as `[]` is read as `{}`.
         let php = json.replacingOccurrences(of: #""canceledStateContext":"user""#, with: #""canceledStateContext":[]"#)
         #expect(quarantinedParts(translator.translate(try record(.googleSubscriptionV2, php, receivedAt: Self.fetched, token: "t"))).isEmpty)
