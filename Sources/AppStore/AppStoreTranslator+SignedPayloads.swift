@@ -47,7 +47,7 @@ extension AppStoreTranslator {
                 let facts = try translateTransaction(transaction, path: transactionPath, envelope: envelope, into: &list,
                                                      keepRevocation: type != "REFUND_REVERSED")
                 if type == "REFUND_REVERSED" {
-                    list.add(.refundReversed(AppleFact.RefundReversal(subject: facts.subject, transactionId: facts.transactionId,
+                    list.add(.refundReversed(AppleFact.RefundReversal(subject: facts.subject, transactionId: facts.purchaseId,
                                                                       at: signedDate, productId: facts.productId)))
                 }
                 return facts

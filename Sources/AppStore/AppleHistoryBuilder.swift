@@ -9,7 +9,8 @@ import Facts
 ///
 /// Rules (docs/DESIGN.md "Apple"):
 /// - a period per `transaction_id`, merged field by field over all its facts, later statement wins;
-///   `.upgraded` sticks once stated;
+///   `.upgraded` sticks once stated; transactions sharing a `web_order_line_item_id` are one period (a restore
+///   re-issues a subscription's transactions under new ids), named by the id Apple issued first;
 /// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced`` and is
 ///   never revoked; a period that another product's period starts inside is ended there the same way (V2
 ///   upgrades name only the new transaction); either keeps the end it was sold with as ``Period/scheduledEnd``;
@@ -33,8 +34,9 @@ public struct AppleHistoryBuilder: Sendable {
         var rows = rows.filter { $0.platform == .apple }
         rows.sortInPlace(by: Self.precedes)
         let facts = rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } }
-        let cancellations = Self.cancellations(facts)
-        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts))
+        let events = Self.purchaseEvents(facts)
+        let cancellations = Self.cancellations(facts, events: events)
+        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts, events: events), events: events)
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
         endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
 
@@ -79,17 +81,44 @@ public struct AppleHistoryBuilder: Sendable {
         var upgraded: Bool
     }
 
-    /// When each upgraded transaction was cancelled for its upgrade, by `transaction_id`: the latest statement.
-    private static func upgrades(_ facts: [Statement]) -> [String: Millis] {
+    /// The purchase event of each restored transaction: `restoreCompletedTransactions` re-issues a subscription's
+    /// transactions under new `transaction_id`s, with the same `web_order_line_item_id` ("a unique identifier for
+    /// purchase events across devices"), dates and product. Maps every id of such a group but one to that one:
+    /// the id Apple issued first (the smallest number). Ids of no group are absent.
+    private static func purchaseEvents(_ facts: [Statement]) -> [String: String] {
+        var first: [String: String] = [:]
+        var lineItem: [String: String] = [:]
+        for case .period(let stated) in facts.lazy.map(\.fact) {
+            guard let item = stated.webOrderLineItemId, item != "0" else { continue }
+            lineItem[stated.transactionId] = item
+            if let known = first[item], !issuedBefore(stated.transactionId, known) { continue }
+            first[item] = stated.transactionId
+        }
+        var events: [String: String] = [:]
+        for (id, item) in lineItem where first[item] != id { events[id] = first[item] }
+        return events
+    }
+
+    /// Whether transaction id `a` was issued before `b`: Apple's ids are decimal numbers that grow, so the shorter
+    /// first, then by bytes.
+    private static func issuedBefore(_ a: String, _ b: String) -> Bool {
+        a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
+    }
+
+    /// When each upgraded transaction was cancelled for its upgrade, by `transaction_id` (of its purchase event):
+    /// the latest statement.
+    private static func upgrades(_ facts: [Statement], events: [String: String]) -> [String: Millis] {
         var upgrades: [String: Millis] = [:]
-        for case .upgrade(let upgrade) in facts.lazy.map(\.fact) { upgrades[upgrade.transactionId] = upgrade.at }
+        for case .upgrade(let upgrade) in facts.lazy.map(\.fact) {
+            upgrades[events[upgrade.transactionId] ?? upgrade.transactionId] = upgrade.at
+        }
         return upgrades
     }
 
-    private func mergedPeriods(_ facts: [Statement], upgrades: [String: Millis]) -> [MergedPeriod] {
+    private func mergedPeriods(_ facts: [Statement], upgrades: [String: Millis], events: [String: String]) -> [MergedPeriod] {
         var byId: [String: MergedPeriod] = [:]
         for case .period(let stated) in facts.lazy.map(\.fact) {
-            let ref = stated.transactionId
+            let ref = events[stated.transactionId] ?? stated.transactionId
             if var merged = byId[ref] {
                 merged.period.start = stated.start
                 merged.period.chargedAt = stated.start
@@ -134,18 +163,18 @@ public struct AppleHistoryBuilder: Sendable {
         var share: Int64
     }
 
-    /// The standing revocation per transaction id: the latest-observed revocation, unless a REFUND_REVERSED
-    /// was observed at or after it.
-    private static func cancellations(_ facts: [Statement]) -> [String: Cancellation] {
+    /// The standing revocation per transaction id (of its purchase event): the latest-observed revocation, unless
+    /// a REFUND_REVERSED was observed at or after it.
+    private static func cancellations(_ facts: [Statement], events: [String: String]) -> [String: Cancellation] {
         var revoked: [String: (revocation: AppleFact.Revocation, observedAt: Millis)] = [:]
         var reversed: [String: Millis] = [:]
         for statement in facts {
             switch statement.fact {
             case .revocation(let revocation):
-                revoked[revocation.transactionId] = (revocation, statement.observedAt)
+                revoked[events[revocation.transactionId] ?? revocation.transactionId] = (revocation, statement.observedAt)
             case .refundReversed(let reversal):
-                reversed[reversal.transactionId] = max(reversed[reversal.transactionId] ?? statement.observedAt,
-                                                       statement.observedAt)
+                let ref = events[reversal.transactionId] ?? reversal.transactionId
+                reversed[ref] = max(reversed[ref] ?? statement.observedAt, statement.observedAt)
             default:
                 continue
             }

@@ -10,8 +10,10 @@ struct AppleTransaction {
     var transactionId: String
     var originalTransactionId: String
     var productId: String
-    /// Purchase (or renewal) time, ms UTC.
+    /// Purchase (or renewal) time, ms UTC; for a restore, the time of the restore.
     var purchased: Millis
+    /// `original_purchase_date` / `originalPurchaseDate`, ms UTC: read for a restored one-time product only.
+    var originalPurchased: Millis?
     /// The period's end, ms UTC; `nil` for a consumable or non-consumable, which has none (receipts mix them
     /// into the same arrays as subscriptions).
     var expires: Millis?
@@ -31,8 +33,17 @@ struct AppleTransaction {
     /// `appAccountToken` of a signed payload.
     var appAccountToken: String?
 
-    /// The subject of its facts: the subscription (`original_transaction_id`), or a one-time purchase itself.
-    var subject: String { expires == nil ? transactionId : originalTransactionId }
+    /// The subject of its facts: the subscription, or the one-time purchase (`original_transaction_id`).
+    var subject: String { originalTransactionId }
+
+    /// A one-time product restored on another device is re-issued under a new `transaction_id` and dated at the
+    /// restore; it is the purchase its `original_transaction_id` names, made at its original purchase date.
+    /// (A restored subscription transaction keeps its dates; the history builder merges it by its
+    /// `web_order_line_item_id`.)
+    private var isRestoredOneTime: Bool { expires == nil && transactionId != originalTransactionId }
+
+    /// The transaction the facts name: the original purchase for a restored one-time product, else this one.
+    var purchaseId: String { isRestoredOneTime ? originalTransactionId : transactionId }
 
     /// A receipt entry at `path` (`latest_receipt_info[3]`).
     init(receiptEntry value: JSON, path: String, times: PlausibleTimes) throws(Rejection) {
@@ -57,6 +68,9 @@ struct AppleTransaction {
                 throw .invalid("\(path).expires_date of transaction \(transactionId) is unreadable")
             }
             self.expires = expires
+        }
+        if isRestoredOneTime {
+            originalPurchased = try AppleDate.time(value, "original_purchase_date", path: path, times: times)
         }
         revoked = try AppleDate.time(value, "cancellation_date", path: path, times: times)
         upgraded = value["is_upgraded"]?.bool == true
@@ -90,6 +104,9 @@ struct AppleTransaction {
             }
             self.expires = expires
         }
+        if isRestoredOneTime {
+            originalPurchased = try AppleDate.signedTime(t, "originalPurchaseDate", path: path, times: times)
+        }
         currency = t["currency"]?.nonEmptyString
         revoked = try AppleDate.signedTime(t, "revocationDate", path: path, times: times)
         revocationPercentage = t["revocationPercentage"]?.int64 ?? 100_000
@@ -114,13 +131,14 @@ struct AppleTransaction {
                 webOrderLineItemId: webOrderLineItemId, priceMicros: priceMicros, currency: currency,
                 offer: trial ? .freeTrial : introductory ? .introductory : .none, upgraded: upgraded)))
         } else {
-            list.add(.oneTime(AppleFact.OneTime(transactionId: transactionId, purchasedAt: purchased, productId: productId,
+            list.add(.oneTime(AppleFact.OneTime(transactionId: purchaseId, purchasedAt: originalPurchased ?? purchased,
+                                                productId: productId,
                                                 priceMicros: priceMicros, currency: currency)))
         }
         if let revoked, upgraded, expires != nil {
             list.add(.upgrade(AppleFact.Upgrade(subject: subject, transactionId: transactionId, at: revoked)))
         } else if let revoked, keepRevocation {
-            list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: transactionId, at: revoked,
+            list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: purchaseId, at: revoked,
                                                       share: revocationPercentage, productId: productId)))
         }
         if let user { list.add(.user(subject: subject, at: purchased, id: user)) }

@@ -65,6 +65,42 @@ import Testing
         #expect(facts.of(AppleFactKind.currency).first?.currency == "JPY")
     }
 
+    /// After "Restore Purchases" (`restoreCompletedTransactions`) on a new device the receipt holds each
+    /// transaction again under a new `transaction_id`: a subscription's with the same dates and
+    /// `web_order_line_item_id`, a non-consumable's dated at the restore with its `original_purchase_date`.
+    @Test func restoredTransactionsAreTheirOriginalPurchases() throws {
+        let restored = #"""
+        {"status": 0, "environment": "Production",
+         "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1709290000000",
+           "in_app": [
+             {"quantity": "1", "product_id": "remove_ads", "transaction_id": "1000000501", "original_transaction_id": "1000000501",
+              "purchase_date_ms": "1705050000000", "original_purchase_date_ms": "1705050000000"},
+             {"quantity": "1", "product_id": "remove_ads", "transaction_id": "1000000902", "original_transaction_id": "1000000501",
+              "purchase_date_ms": "1709200000000", "original_purchase_date_ms": "1705050000000"}
+           ]},
+         "latest_receipt_info": [
+           {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "1000000601", "original_transaction_id": "1000000600",
+            "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000", "web_order_line_item_id": "230000000002",
+            "is_trial_period": "false"},
+           {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "1000000901", "original_transaction_id": "1000000600",
+            "purchase_date_ms": "1705485600000", "expires_date_ms": "1708164000000", "web_order_line_item_id": "230000000002",
+            "is_trial_period": "false", "cancellation_date_ms": "1706000000000", "cancellation_reason": "0"}
+         ]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: restored)).facts
+        let oneTime = facts.of(AppleFactKind.oneTime)
+        // Both entries state the same purchase: one fact.
+        #expect(oneTime.map(\.ref) == ["1000000501"])
+        #expect(oneTime.allSatisfy { $0.subject == "1000000501" && $0.at == 1_705_050_000_000 })
+        let purchases = AppleHistoryBuilder().history(id: "1000000501", facts: facts.filter { $0.subject == "1000000501" }).purchases
+        #expect(purchases.map(\.id) == ["1000000501"])
+
+        // The refund stated on the restored copy refunds the one period, named by the id issued first.
+        let history = AppleHistoryBuilder().history(id: "1000000600", facts: facts.filter { $0.subject == "1000000600" })
+        #expect(history.periods.map(\.id) == ["1000000601"])
+        #expect(history.periods.map(\.revokedAt) == [1_706_000_000_000])
+    }
+
     @Test func upgradeIsNotARefund() throws {
         let json = #"""
         {"status": 0, "environment": "Production", "receipt": {"request_date_ms": "1709290000000", "in_app": []},

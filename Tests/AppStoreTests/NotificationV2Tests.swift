@@ -19,9 +19,13 @@ import Testing
     static func transaction(id: String = "5002", product: String = "premium_monthly",
                             type: String = "Auto-Renewable Subscription", expires: Millis? = NotificationV2Tests.expires,
                             extra: String = "") -> String {
+        // A subscription's transactions share the first one's id as the original and each has its own line item;
+        // a one-time product is its own original and has none.
         let expiry = expires.map { #""expiresDate":\#($0),"# } ?? ""
+        let original = expires == nil ? id : "5000"
+        let lineItem = expires == nil ? "" : #""webOrderLineItemId":"3100000\#(id)","#
         return """
-        {"transactionId":"\(id)","originalTransactionId":"5000","webOrderLineItemId":"31000000007","bundleId":"com.example.app",\
+        {"transactionId":"\(id)","originalTransactionId":"\(original)",\(lineItem)"bundleId":"com.example.app",\
         "productId":"\(product)","subscriptionGroupIdentifier":"21000000","purchaseDate":\(purchase),\
         "originalPurchaseDate":1704000000000,\(expiry)"quantity":1,"type":"\(type)","inAppOwnershipType":"PURCHASED",\
         "signedDate":\(signedDate),"environment":"Production","transactionReason":"RENEWAL","storefront":"USA",\
@@ -59,7 +63,7 @@ import Testing
         let period = try #require(facts.of(AppleFactKind.period).first)
         #expect(period.subject == "5000" && period.ref == "5000" && period.at == Self.purchase && period.end == Self.expires)
         #expect(period.flags == [.trial] && period.amountMicros == 0 && period.currency == "USD")
-        #expect(period.observedAt == Self.signedDate && period.detail == "31000000007")
+        #expect(period.observedAt == Self.signedDate && period.detail == "31000005000")
         #expect(facts.of(AppleFactKind.user).first?.ref == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(facts.of(AppleFactKind.renewalStatus).first?.flags == [.on])
     }
