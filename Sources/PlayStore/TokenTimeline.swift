@@ -130,14 +130,13 @@ struct TokenTimeline {
                 case .paused, .expired:
                     start = announced ?? t
                 case .active, .none:
-                    if let previous = periods.last {
-                        start = previous.end
-                    } else if GoogleOrderId.index(order) == 0 {
-                        start = facts.start ?? announced ?? t
-                    } else {
-                        // A renewal whose predecessors were never fetched: it started when announced.
-                        start = announced ?? t
+                    let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
+                                                     after: periods.last, facts: facts, shownBy: snapshot)
+                    for missing in placed.missing {
+                        orderIndex[missing.id] = periods.count
+                        periods.append(missing)
                     }
+                    start = placed.start
                 }
                 orderIndex[order] = periods.count
                 periods.append(Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
@@ -169,12 +168,13 @@ struct TokenTimeline {
                         // The order shown is the renewal the system could not charge: the last paid one ended
                         // for a billing problem.
                         if let last = periods.last, statedEnds[last.id] == nil { statedEnds[last.id] = (last.end, 1) }
-                    } else if !episodes.contains(where: { $0.failedAt == periods.last?.end }),
-                              let shown = TokenTimeline.endedOrder(snapshot, facts: facts, after: periods.last,
-                                                                   continuing: phase == .active || phase == .none) {
+                    } else if !episodes.contains(where: { $0.failedAt == periods.last?.end }) {
                         // (After a billing issue the order shown is the renewal that was never paid.)
-                        orderIndex[order] = periods.count
-                        periods.append(shown)
+                        for ended in TokenTimeline.endedOrder(snapshot, facts: facts, after: periods.last,
+                                                              continuing: phase == .active || phase == .none) {
+                            orderIndex[ended.id] = periods.count
+                            periods.append(ended)
+                        }
                     }
                 }
                 if let order = snapshot.order, let expiry = snapshot.expiry, let reason = snapshot.state.cancelReason,
@@ -279,30 +279,88 @@ struct TokenTimeline {
         }
     }
 
+    /// The longest run of orders no resource showed that is filled in between two that were (a hostile `..N`
+    /// must not make millions of periods).
+    private static let longestMissingRun: Int64 = 1_000
+
+    /// Where an order first shown while the subscription was active (or before anything was known) began, and the
+    /// orders before it that no resource showed (``missingOrders(after:before:expiry:facts:shownBy:)``):
+    /// - after a known order, where the orders between them end (at that order's end when none are missing);
+    /// - the first order (`GPA.x`) at the subscription's `startTime`;
+    /// - a renewal whose predecessors the archive never showed (it begins mid-life, or a backfill logged only
+    ///   current states) one billing period before its expiry (``ShownPeriod``), not at the fetch, which may come
+    ///   any time while it runs; or at the RENEWED / RECOVERED notification that announced it, when that is no
+    ///   more than three days earlier.
+    private static func place(_ order: String, expiry: Millis, shownAt t: Millis, announced: Millis?,
+                              after previous: Period?, facts: TokenFacts,
+                              shownBy snapshot: GoogleFact.Snapshot) -> (start: Millis, missing: [Period]) {
+        if let previous {
+            let missing = missingOrders(after: previous, before: order, expiry: expiry, facts: facts, shownBy: snapshot)
+            return (missing.last?.end ?? previous.end, missing)
+        }
+        let index = GoogleOrderId.index(order)
+        if index == 0 { return (facts.start ?? announced ?? t, []) }
+        guard let subscriptionStart = facts.start else { return (announced ?? t, []) }
+        let shown = min(t, ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index))
+        if let announced, announced >= shown - 3 * 86_400_000 { return (announced, []) }
+        return (shown, [])
+    }
+
+    /// The orders between `previous` and `order` that no resource showed: their `..N` numbers prove they were
+    /// charged (fetches missed them while RTDNs or nothing came). Back to back, one billing period each, ending
+    /// one period before the shown order's expiry, the first from `previous`'s end; the product, price and
+    /// currency the shown order's resource states for the subscription (its recurring price), unpriced when that
+    /// order is a trial or introductory. None when the orders are not of one numbering, none is missing, or the
+    /// periods would not fit after `previous`.
+    private static func missingOrders(after previous: Period, before order: String, expiry: Millis, facts: TokenFacts,
+                                      shownBy snapshot: GoogleFact.Snapshot) -> [Period] {
+        guard let (base, _) = GoogleOrderId.split(order), let (previousBase, _) = GoogleOrderId.split(previous.id),
+              base == previousBase, let subscriptionStart = facts.start else { return [] }
+        let first = GoogleOrderId.index(previous.id) + 1, shownIndex = GoogleOrderId.index(order)
+        let count = shownIndex - first
+        guard count > 0, count <= longestMissingRun,
+              let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: shownIndex)
+        else { return [] }
+        var missing: [Period] = []
+        var start = previous.end
+        for index in first..<shownIndex {
+            guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
+            missing.append(Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
+                                  start: start, end: end,
+                                  priceMicros: snapshot.trial || snapshot.introductory ? nil : snapshot.priceMicros,
+                                  currency: snapshot.currency))
+            start = end
+        }
+        return missing
+    }
+
     /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
     /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
     /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
     /// introductory price. A first order showing neither may have been an unpaid free trial, whose price the
     /// resource still states, so it is left out rather than counted as revenue; so is a pending payment. (The
     /// caller leaves out the order shown after a billing issue or a system cancellation: the renewal never paid.)
-    /// It ran to its expiry (or the fetch, if sooner); it began at the previous order's end when it continued
-    /// it, at the subscription's start when first, else one billing period before its expiry (``ShownPeriod``).
+    /// It ran to its expiry (or the fetch, if sooner), placed as ``place(_:expiry:shownAt:announced:after:facts:shownBy:)``
+    /// places a running one when it continued the previous order (with the orders missing in between), else one
+    /// billing period before its expiry, never before the previous order's end. Returns the missing orders, then it.
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
-                                   continuing: Bool) -> Period? {
-        guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return nil }
+                                   continuing: Bool) -> [Period] {
+        guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
         guard snapshot.state.paymentState != 0,
-              index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1 else { return nil }
+              index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1 else { return [] }
         let end = min(expiry, snapshot.at)
-        var start: Millis
-        if let previous, continuing {
-            start = previous.end
+        var placed: (start: Millis, missing: [Period])
+        if continuing || previous == nil {
+            placed = place(order, expiry: expiry, shownAt: snapshot.at, announced: nil, after: previous, facts: facts,
+                           shownBy: snapshot)
         } else {
-            start = ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index)
-            if let previous { start = max(start, previous.end) }
+            placed = (ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index), [])
         }
-        guard start < end else { return nil }
-        return Period(id: order, productId: snapshot.productId ?? "", start: start, end: end, isTrial: snapshot.trial,
-                      priceMicros: snapshot.priceMicros, currency: snapshot.currency)
+        if let previous { placed.start = max(placed.start, previous.end) }
+        guard placed.start < end else { return [] }
+        return placed.missing + [Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
+                                        isTrial: snapshot.trial, priceMicros: snapshot.priceMicros,
+                                        currency: snapshot.currency)]
     }
 }

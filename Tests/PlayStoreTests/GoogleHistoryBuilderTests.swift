@@ -395,3 +395,66 @@ struct GoogleEndedOrderTests {
         #expect(history.periods.map(\.endReason) == [.voluntary])
     }
 }
+
+/// Where an order the archive first shows mid-life begins, and the orders between two fetched ones that no
+/// resource showed.
+struct GoogleOrderPlacementTests {
+    let product = "premium_monthly"
+
+    @Test func aRenewalFirstSeenMidLifeBeganOnePeriodBeforeItsExpiry() throws {
+        // The archive begins in March 2024; the subscription started in September 2023. `..5` is the seventh order.
+        let start = ms("2023-09-10T10:00:00Z"), expiry = ms("2024-04-10T10:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-m", product, at: ms("2024-03-28T12:00:00Z"),
+                       v1JSON(start: start, expiry: expiry, orderId: "GPA.18..5", paymentState: 1, autoRenewing: true))
+        let history = GoogleHistoryBuilder().history(id: "tok-m", facts: archive.facts)
+        #expect(history.periods.map(\.start) == [ms("2024-03-10T10:00:00Z")])
+        #expect(history.periods.map(\.end) == [expiry])
+    }
+
+    @Test func aStatedCancellationDoesNotDateTheOrder() throws {
+        // A backfill's bare v2 resource: cancelled on 04-09, a day before the order it shows ends.
+        let json = v2JSON(state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-01-10T10:00:00Z", expiry: "2024-04-10T10:00:00Z",
+                          latestOrderId: "GPA.13..1", autoRenew: false,
+                          extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-04-09T10:00:00Z"}},"#)
+        var archive = Archive()
+        archive.add(try record(.googleSubscriptionV2, json, token: "tok-c", product: product))
+        let history = GoogleHistoryBuilder().history(id: "tok-c", facts: archive.facts)
+        #expect(history.periods.map(\.start) == [ms("2024-03-10T10:00:00Z")])
+        #expect(history.periods.map(\.endReason) == [.voluntary])
+    }
+
+    @Test func ordersNoFetchShowedAreFilledInBetween() throws {
+        // Fetched at the purchase and after the cancellation; the renewals of 02-05 and 03-05 came as RTDNs only.
+        let start = ms("2024-01-05T00:00:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok-g", product, 4, at: start)
+        try archive.v1("tok-g", product, at: start, v1JSON(start: start, expiry: ms("2024-02-05T00:00:00Z"), orderId: "GPA.11",
+                                                        paymentState: 1, autoRenewing: true))
+        try archive.rtdn("tok-g", product, 2, at: ms("2024-02-05T00:00:00Z"))
+        try archive.rtdn("tok-g", product, 2, at: ms("2024-03-05T00:00:00Z"))
+        try archive.rtdn("tok-g", product, 3, at: ms("2024-03-20T00:00:00Z"))
+        try archive.v1("tok-g", product, at: ms("2024-03-20T00:00:00Z"),
+                       v1JSON(start: start, expiry: ms("2024-04-05T00:00:00Z"), orderId: "GPA.11..1", paymentState: 1,
+                              autoRenewing: false, cancelReason: 0, priceMicros: "5990000"))
+        let history = GoogleHistoryBuilder().history(id: "tok-g", facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.11", "GPA.11..0", "GPA.11..1"])
+        #expect(history.periods.map(\.start) == [start, ms("2024-02-05T00:00:00Z"), ms("2024-03-05T00:00:00Z")])
+        #expect(history.periods.map(\.end) == [ms("2024-02-05T00:00:00Z"), ms("2024-03-05T00:00:00Z"), ms("2024-04-05T00:00:00Z")])
+        // The missing order is charged the subscription's recurring price, as the next resource states it.
+        #expect(history.periods.map(\.priceMicros) == [4_990_000, 5_990_000, 5_990_000])
+        #expect(history.periods.last?.endReason == .voluntary)
+    }
+
+    @Test func aHostileOrderNumberFillsNothing() throws {
+        let start = ms("2024-01-05T00:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-h", product, at: start, v1JSON(start: start, expiry: ms("2024-02-05T00:00:00Z"), orderId: "GPA.12",
+                                                        paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-h", product, at: ms("2024-02-05T00:00:00Z"),
+                       v1JSON(start: start, expiry: ms("2024-03-05T00:00:00Z"), orderId: "GPA.12..9223372036854775806",
+                              paymentState: 1, autoRenewing: true))
+        let history = GoogleHistoryBuilder().history(id: "tok-h", facts: archive.facts)
+        #expect(history.periods.count == 2)
+    }
+}
