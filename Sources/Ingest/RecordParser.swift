@@ -17,8 +17,9 @@ public struct RecordParser: Sendable {
     /// The version of the parsing rules (envelopes, sniffing, dedup keys): raised whenever a change makes some
     /// record parse differently, so that ledgers made before it are reprocessed. 2: `received_at` in epoch
     /// seconds, push messages keyed on id and data, plausible times. 3: the stores' shapes come from their
-    /// modules, and App Store Server API responses are recognised.
-    public static let rulesVersion: Int64 = 3
+    /// modules, and App Store Server API responses are recognised. 4: a whole `voidedpurchases.list` response is
+    /// recognised.
+    public static let rulesVersion: Int64 = 4
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes

@@ -41,8 +41,8 @@ public struct GoogleHistoryBuilder: Sendable {
             for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
         }
         for token in tokens {
-            let newStart = token.start ?? periodsByToken[token.token]?.first?.start
-            guard let newStart else { continue }
+            // The new token's first order: a token with none has replaced nothing yet (a deferred change pending).
+            guard let newStart = periodsByToken[token.token]?.first?.start else { continue }
             for old in token.linkedFrom where periodsByToken[old] != nil {
                 periodsByToken[old] = replaced(periodsByToken[old] ?? [], at: newStart)
             }

@@ -50,7 +50,8 @@ struct GoogleSubscriptionState: Hashable, Sendable {
 
     /// The state of a v1 `SubscriptionPurchase`, which has none: derived from what it shows at `observedAt`.
     /// A pending payment with the expiry still ahead is the grace period (Google extends the expiry to the grace
-    /// end), with the expiry passed it is account hold; an `autoResumeTimeMillis` with the expiry passed is a pause.
+    /// end), with the expiry passed it is account hold; an `autoResumeTimeMillis` with the expiry passed is a pause;
+    /// `paymentState` 3, a deferred upgrade or downgrade not yet in effect, is pending.
     static func v1(expiry: Int64, observedAt: Int64, paymentState: Int?, cancelReason: Int?,
                    autoRenewing: Bool?, autoResumeAt: Int64?) -> GoogleSubscriptionState {
         let state: String
@@ -64,6 +65,9 @@ struct GoogleSubscriptionState: Hashable, Sendable {
             } else {
                 state = expired
             }
+        } else if paymentState == 3 {
+            // A deferred upgrade or downgrade not yet in effect: nothing charged, nothing granted.
+            state = pending
         } else if paymentState == 0 {
             state = inGracePeriod
         } else if cancelReason != nil || autoRenewing == false {

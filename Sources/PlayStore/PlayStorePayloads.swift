@@ -24,7 +24,7 @@ extension SourceKind {
 /// | `kind` = `androidpublisher#subscriptionPurchase` | `google.subscription.v1` |
 /// | `kind` = `androidpublisher#subscriptionPurchaseV2` | `google.subscription.v2` |
 /// | `kind` = `androidpublisher#productPurchase` | `google.product.v1` |
-/// | `kind` = `androidpublisher#voidedPurchase`, or `voidedTimeMillis` + `purchaseToken` | `google.voided_purchase` |
+/// | `kind` = `androidpublisher#voidedPurchase`, or `voidedTimeMillis` + `purchaseToken`, or a list response's `voidedPurchases` | `google.voided_purchase` |
 /// | `expiryTimeMillis` + `startTimeMillis` (v1 subscription without `kind`) | `google.subscription.v1` |
 /// | `subscriptionState` + `lineItems` (v2 without `kind`) | `google.subscription.v2` |
 /// | `purchaseTimeMillis` + `purchaseState` (product purchase without `kind`) | `google.product.v1` |
@@ -57,7 +57,7 @@ public struct PlayStorePayloads: PayloadRecognizer {
         case "androidpublisher#voidedPurchase": return RecognizedPayload(source: .googleVoidedPurchase, payload: json)
         default: break
         }
-        if object["voidedTimeMillis"] != nil, object["purchaseToken"] != nil {
+        if object["voidedTimeMillis"] != nil && object["purchaseToken"] != nil || object["voidedPurchases"] != nil {
             return RecognizedPayload(source: .googleVoidedPurchase, payload: json)
         }
         if object["expiryTimeMillis"] != nil, object["startTimeMillis"] != nil {

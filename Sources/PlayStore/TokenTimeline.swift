@@ -12,6 +12,8 @@ import Facts
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
 ///   REVOKED, or a non-user CANCELED in hold loses it.
 /// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
+/// - A deferred upgrade or downgrade (v1 `paymentState` 3) grants nothing until a resource shows its order paid:
+///   that order starts then (or when announced), not at the token's `startTime`.
 /// - EXPIRED showing an order never seen running registers that order when the resource proves it was paid
 ///   (``endedOrder(_:facts:after:continuing:)``), and its `cancelReason` says why the order ended when nothing
 ///   before the end did (1, a billing problem, is involuntary).
@@ -19,7 +21,9 @@ struct TokenTimeline {
     private(set) var periods: [Period] = []
     private(set) var episodes: [BillingEpisode] = []
 
-    private enum Phase { case none, active, grace, hold, paused, expired }
+    /// `deferred`: a v1 resource showed `paymentState` 3 before any order, a deferred upgrade or downgrade waiting
+    /// for the old subscription to end.
+    private enum Phase { case none, active, grace, hold, paused, expired, deferred }
 
     private struct OpenEpisode {
         var failedAt: Millis
@@ -127,7 +131,7 @@ struct TokenTimeline {
                     let recoveredAt = announced ?? t
                     closeEpisode(.recovered(at: recoveredAt))
                     start = recoveredAt
-                case .paused, .expired:
+                case .paused, .expired, .deferred:
                     start = announced ?? t
                 case .active, .none:
                     let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
@@ -183,6 +187,9 @@ struct TokenTimeline {
                 }
                 if open != nil { closeEpisode(.lost(at: t)) }
                 if phase != .expired { phase = .expired; phaseSince = t }
+            case GoogleSubscriptionState.pending where snapshot.state.paymentState == 3:
+                // Its first order starts when the change takes effect, not at the token's `startTime`.
+                if phase == .none { phase = .deferred; phaseSince = t }
             default:
                 // PENDING, UNSPECIFIED, PENDING_PURCHASE_CANCELED and states unknown to us change nothing.
                 continue

@@ -44,6 +44,7 @@ import Testing
         (StorePayloads.productV1WithoutKind, .googleProductV1),
         (StorePayloads.voidedPurchase, .googleVoidedPurchase),
         (StorePayloads.voidedPurchaseWithoutKind, .googleVoidedPurchase),
+        (StorePayloads.voidedPurchasesList, .googleVoidedPurchase),
     ]
 
     @Test(arguments: jsonShapes)

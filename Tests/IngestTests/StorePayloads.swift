@@ -54,4 +54,6 @@ enum StorePayloads {
     static let productV1WithoutKind = #"{"purchaseTimeMillis":"1709294400000","purchaseState":0,"consumptionState":0,"orderId":"GPA.3333-4444-5555-77777","regionCode":"DE"}"#
     static let voidedPurchase = #"{"kind":"androidpublisher#voidedPurchase","purchaseToken":"tok-v","purchaseTimeMillis":"1709294400000","voidedTimeMillis":"1709900000000","orderId":"GPA.3371-1234-5678-90123","voidedSource":0,"voidedReason":7,"voidedQuantity":1}"#
     static let voidedPurchaseWithoutKind = #"{"purchaseToken":"tok-w","purchaseTimeMillis":"1709294400000","voidedTimeMillis":"1709900000000","orderId":"GPA.3371-1234-5678-90124..2","voidedSource":1,"voidedReason":0}"#
+    /// A whole `purchases.voidedpurchases.list` response, as a backfill saves each page.
+    static let voidedPurchasesList = #"{"tokenPagination":{"nextPageToken":"CgwI"},"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"tok-l","purchaseTimeMillis":"1709294400000","voidedTimeMillis":"1709900000000","orderId":"GPA.3371-1234-5678-90125","voidedSource":0,"voidedReason":1,"refundType":1}]}"#
 }

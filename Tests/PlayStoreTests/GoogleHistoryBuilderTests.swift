@@ -201,6 +201,22 @@ struct GoogleHistoryBuilderTests {
         #expect(builder.history(id: old, facts: archive.facts.reversed()) == history)
     }
 
+    @Test func aDeferredChangeNotYetInEffectReplacesNothing() throws {
+        // A yearly plan; on 03-01 the user chooses a monthly plan from the renewal on (paymentState 3: pending
+        // deferred upgrade/downgrade). Nothing is charged and the yearly plan runs on.
+        let old = "tok-y", new = "tok-dm"
+        let start = ms("2024-01-01T00:00:00Z"), change = ms("2024-03-01T00:00:00Z"), oldEnd = ms("2025-01-01T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(old, "premium_yearly", at: start, v1JSON(start: start, expiry: oldEnd, orderId: "GPA.20",
+                                                                paymentState: 1, autoRenewing: true, priceMicros: "49990000"))
+        try archive.v1(new, "premium_monthly", at: change, v1JSON(start: change, expiry: ms("2025-02-01T00:00:00Z"),
+                                                                  orderId: "GPA.21", paymentState: 3, autoRenewing: true,
+                                                                  linked: old))
+        let history = builder.history(id: old, facts: archive.facts)
+        #expect(history.periods == [Period(id: "GPA.20", productId: "premium_yearly", start: start, end: oldEnd,
+                                           priceMicros: 49_990_000, currency: "USD")])
+    }
+
     @Test func resubscribeAfterExpiryIsANewToken() throws {
         let first = "tok-1", second = "tok-2", product = "premium_monthly"
         let start = ms("2024-01-01T00:00:00Z"), end = ms("2024-02-01T00:00:00Z"), again = ms("2024-03-10T00:00:00Z")
