@@ -28,7 +28,7 @@ public struct AppStoreTranslator: StoreTranslator {
     /// verified) plus
     /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 6 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 7 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -139,8 +139,7 @@ public struct AppStoreTranslator: StoreTranslator {
                                    times: times)
         try legacy.translate(into: &list, envelope: envelope, statedAt: envelope.receivedAt)
 
-        let original = body["original_transaction_id"]?.nonEmptyString
-            ?? legacy.entries.lazy.compactMap({ $0.value["original_transaction_id"]?.nonEmptyString }).first
+        let original = Self.subscription(of: body, type: type, in: legacy)
         // The notification's own statement is a unit too: when it cannot be read, the receipt it carries still is.
         switch type {
         case "DID_CHANGE_RENEWAL_STATUS":
@@ -178,5 +177,29 @@ public struct AppStoreTranslator: StoreTranslator {
             break
         }
         return list.translation(observedAt: envelope.receivedAt ?? list.latestInstant ?? 0)
+    }
+
+    /// The subscription (`original_transaction_id`) a V1 notification is about. The body rarely names it: its
+    /// unified receipt lists every subscription and one-time product of the user, newest first, so the first
+    /// entry may be another subscription or a non-consumable. Else the pending renewal info that renews
+    /// `auto_renew_product_id` (for DID_FAIL_TO_RENEW, among those in billing retry when any is), else the
+    /// subscription entry of that product, else the receipt's only subscription; `nil` when none decides.
+    private static func subscription(of body: JSON, type: String, in legacy: LegacyReceipt) -> String? {
+        if let stated = body["original_transaction_id"]?.nonEmptyString { return stated }
+        func original(_ value: JSON) -> String? { value["original_transaction_id"]?.nonEmptyString }
+        var renewals = legacy.pendingRenewals.map(\.value)
+        let retrying = renewals.filter { $0["is_in_billing_retry_period"]?.bool == true }
+        if type == "DID_FAIL_TO_RENEW", !retrying.isEmpty { renewals = retrying }
+        let product = body["auto_renew_product_id"]?.nonEmptyString
+        if let product, let match = renewals.first(where: { $0["auto_renew_product_id"]?.string == product }).flatMap(original) {
+            return match
+        }
+        if Set(renewals.compactMap(original)).count == 1, let only = renewals.first.flatMap(original) { return only }
+        if let product, let match = legacy.entries.first(where: {
+            $0.value["product_id"]?.string == product && legacy.latestExpiry[original($0.value) ?? ""] != nil
+        }).flatMap({ original($0.value) }) {
+            return match
+        }
+        return legacy.latestExpiry.count == 1 ? legacy.latestExpiry.keys.first : nil
     }
 }

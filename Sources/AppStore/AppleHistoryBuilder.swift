@@ -13,7 +13,9 @@ import Facts
 ///   re-issues a subscription's transactions under new ids), named by the id Apple issued first;
 /// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced`` and is
 ///   never revoked; a period that another product's period starts inside is ended there the same way (V2
-///   upgrades name only the new transaction); either keeps the end it was sold with as ``Period/scheduledEnd``;
+///   upgrades name only the new transaction; a period an upgrade ended interrupts nothing); either keeps the end
+///   it was sold with as ``Period/scheduledEnd``; an upgraded period reaches a next period starting within a day
+///   after its cancellation;
 /// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
 /// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
 ///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
@@ -39,6 +41,7 @@ public struct AppleHistoryBuilder: Sendable {
         var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts, events: events), events: events)
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
         endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
+        bridgeUpgrades(&periods)
 
         var result: [Period] = periods.map { merged in
             var period = merged.period
@@ -141,9 +144,11 @@ public struct AppleHistoryBuilder: Sendable {
         return byId.values.filter { $0.period.start < $0.period.end }.sorted { $0.period.id < $1.period.id }
     }
 
-    /// Ends a period where a period of another product starts inside it (an immediate upgrade or crossgrade).
+    /// Ends a period where a period of another product starts inside it (an immediate upgrade or crossgrade). A
+    /// period that an upgrade itself ended interrupts nothing: a renewal Apple issued just before the user
+    /// upgraded starts inside the new product's period, and is cut by it, not the other way round.
     private func endPeriodsInterruptedByOtherProducts(_ periods: inout [MergedPeriod], replaced: inout Set<String>) {
-        let starts = periods.map { ($0.period.start, $0.period.productId) }
+        let starts = periods.filter { !$0.upgraded }.map { ($0.period.start, $0.period.productId) }
         for index in periods.indices {
             let period = periods[index].period
             let interruption = starts
@@ -153,6 +158,22 @@ public struct AppleHistoryBuilder: Sendable {
                 periods[index].period.end(replacedAt: interruption)
                 replaced.insert(period.id)
             }
+        }
+    }
+
+    /// The longest gap (ms) between an upgrade's cancellation and the start of the period after it that is still
+    /// the upgrade: Apple dates the two separately, seconds or more apart.
+    static let upgradeGap: Millis = 86_400_000
+
+    /// Extends each period an upgrade ended to the start of the next period when that starts within
+    /// ``upgradeGap`` after its cancellation (and before the end it was sold with): the user moved to the new
+    /// product without a moment of lapse, so no churn and reactivation appear in between.
+    private func bridgeUpgrades(_ periods: inout [MergedPeriod]) {
+        let starts = periods.map(\.period.start)
+        for index in periods.indices where periods[index].upgraded {
+            let period = periods[index].period
+            let next = starts.filter { $0 > period.end && $0 - period.end <= Self.upgradeGap }.min()
+            if let next, next <= period.scheduledEnd ?? period.end { periods[index].period.end = next }
         }
     }
 

@@ -41,20 +41,31 @@ struct LegacyReceipt {
     /// - Throws: ``Rejection/excluded(_:)`` when every readable entry is family-shared.
     mutating func translate(into list: inout FactList, envelope: Envelope, statedAt: Millis?) throws(Rejection) {
         var family = FamilySharing()
+        var shared: Set<String> = []
         for entry in entries {
             family.count(try list.part(entry.path, entry.value) { list throws(Rejection) -> Bool? in
-                if entry.value["in_app_ownership_type"]?.string == "FAMILY_SHARED" { return true }
+                if entry.value["in_app_ownership_type"]?.string == "FAMILY_SHARED" {
+                    if let original = entry.value["original_transaction_id"]?.nonEmptyString { shared.insert(original) }
+                    return true
+                }
                 try translateEntry(entry, into: &list, envelope: envelope)
                 return false
             })
         }
         try family.check()
-        for info in pendingRenewals {
+        // A family member's renewal info is about a subscription someone else pays for: excluded like its entries.
+        for info in pendingRenewals where !isSharedOnly(info, shared: shared) {
             _ = try list.part(info.path, info.value) { list throws(Rejection) -> Bool? in
                 try translateRenewal(info, into: &list, statedAt: statedAt)
                 return true
             }
         }
+    }
+
+    /// Whether `info` renews a subscription only family-shared entries of this receipt show.
+    private func isSharedOnly(_ info: Entry, shared: Set<String>) -> Bool {
+        guard let original = info.value["original_transaction_id"]?.nonEmptyString, shared.contains(original) else { return false }
+        return latestExpiry[original] == nil
     }
 
     private mutating func translateEntry(_ entry: Entry, into list: inout FactList,

@@ -101,6 +101,54 @@ import Testing
         #expect(history.periods.map(\.revokedAt) == [1_706_000_000_000])
     }
 
+    /// A captured production receipt (a public project's fixture, trimmed): the monthly plan renewed at 20:55, but
+    /// the user had bought the yearly plan at 17:28 the same day; Apple then cancelled the renewal as upgraded.
+    @Test func anUpgradeJustBeforeARenewalKeepsTheNewPlan() throws {
+        let receipt = #"""
+        {"status": 0, "environment": "Production",
+         "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1595332850170", "in_app": []},
+         "latest_receipt_info": [
+           {"quantity": "1", "product_id": "1tb_1m", "transaction_id": "240000764470830", "original_transaction_id": "240000749927149",
+            "purchase_date_ms": "1591736143000", "expires_date_ms": "1594328143000", "web_order_line_item_id": "240000285688382",
+            "is_trial_period": "false", "cancellation_date_ms": "1591752596000", "cancellation_reason": "0", "is_upgraded": "true"},
+           {"quantity": "1", "product_id": "1tb_1y", "transaction_id": "240000764573178", "original_transaction_id": "240000749927149",
+            "purchase_date_ms": "1591723711000", "expires_date_ms": "1623259711000", "web_order_line_item_id": "240000285723941",
+            "is_trial_period": "false"},
+           {"quantity": "1", "product_id": "1tb_1m", "transaction_id": "240000749927149", "original_transaction_id": "240000749927149",
+            "purchase_date_ms": "1589057743000", "expires_date_ms": "1591736143000", "web_order_line_item_id": "240000285688381",
+            "is_trial_period": "false"}
+         ],
+         "pending_renewal_info": [{"auto_renew_product_id": "1tb_1y", "original_transaction_id": "240000749927149",
+                                   "product_id": "1tb_1y", "auto_renew_status": "1"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: receipt)).facts
+        let history = AppleHistoryBuilder().history(id: "240000749927149", facts: facts)
+        let yearly = try #require(history.periods.first { $0.productId == "1tb_1y" })
+        #expect(yearly.start == 1_591_723_711_000 && yearly.end == 1_623_259_711_000 && yearly.revokedAt == nil)
+        // The first month ends where the yearly plan starts; the upgraded renewal ends as replaced.
+        #expect(history.periods.filter { $0.productId == "1tb_1m" }.map(\.end) == [1_591_723_711_000, 1_591_752_596_000])
+        #expect(history.periods.filter { $0.productId == "1tb_1m" }.map(\.endReason) == [.replaced, .replaced])
+    }
+
+    /// Apple dates an upgrade's cancellation and the new purchase separately: three seconds apart here.
+    @Test func aGapAfterAnUpgradeIsBridged() throws {
+        let receipt = #"""
+        {"status": 0, "environment": "Production",
+         "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1677000000000", "in_app": []},
+         "latest_receipt_info": [
+           {"quantity": "1", "product_id": "m1", "transaction_id": "801", "original_transaction_id": "800",
+            "purchase_date_ms": "1675245600000", "expires_date_ms": "1677664800000", "web_order_line_item_id": "9801",
+            "cancellation_date_ms": "1676887200000", "cancellation_reason": "0", "is_upgraded": "true"},
+           {"quantity": "1", "product_id": "pro", "transaction_id": "802", "original_transaction_id": "800",
+            "purchase_date_ms": "1676887203000", "expires_date_ms": "1679306403000", "web_order_line_item_id": "9802"}
+         ]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: receipt)).facts
+        let history = AppleHistoryBuilder().history(id: "800", facts: facts)
+        #expect(history.periods.map(\.end) == [1_676_887_203_000, 1_679_306_403_000])
+        #expect(history.periods.first?.endReason == .replaced)
+    }
+
     @Test func upgradeIsNotARefund() throws {
         let json = #"""
         {"status": 0, "environment": "Production", "receipt": {"request_date_ms": "1709290000000", "in_app": []},

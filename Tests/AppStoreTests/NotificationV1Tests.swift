@@ -53,6 +53,49 @@ import Testing
         #expect(history.periods.last?.endReason == .billingIssue)
     }
 
+    /// Apple's V1 body names no `original_transaction_id`; its receipt lists every subscription of the user,
+    /// newest first. The one that failed is the one in billing retry renewing `auto_renew_product_id`.
+    @Test func failureNoticeFindsItsSubscriptionAmongSeveral() throws {
+        let json = #"""
+        {"notification_type": "DID_FAIL_TO_RENEW", "environment": "PROD", "auto_renew_product_id": "m1",
+         "unified_receipt": {"status": 0, "environment": "Production",
+           "latest_receipt_info": [
+             {"product_id": "remove_ads", "transaction_id": "14000", "original_transaction_id": "14000", "purchase_date_ms": "1706000000000"},
+             {"product_id": "pro", "transaction_id": "13501", "original_transaction_id": "13501",
+              "purchase_date_ms": "1705708800000", "expires_date_ms": "1708387200000"},
+             {"product_id": "m1", "transaction_id": "13001", "original_transaction_id": "13001",
+              "purchase_date_ms": "1704412800000", "expires_date_ms": "1707091200000"}],
+           "pending_renewal_info": [
+             {"original_transaction_id": "13501", "auto_renew_product_id": "pro", "auto_renew_status": "1"},
+             {"original_transaction_id": "13001", "auto_renew_product_id": "m1", "auto_renew_status": "1",
+              "is_in_billing_retry_period": "1", "expiration_intent": "2"}]}}
+        """#
+        let facts = translator.translate(try record(.appleNotificationV1, json: json,
+                                                    envelope: Envelope(receivedAt: 1_707_091_500_000))).facts
+        // Stated by the notification and by the renewal info: one episode of the m1 subscription.
+        #expect(Set(facts.of(AppleFactKind.billingIssue).map(\.subject)) == ["13001"])
+        #expect(Set(facts.of(AppleFactKind.billingIssue).map(\.at)) == [1_707_091_200_000])
+    }
+
+    /// A family member's receipt: the shared subscription's renewal info is no more theirs than its entries.
+    @Test func aFamilySharedSubscriptionsRenewalInfoIsLeftOut() throws {
+        let json = #"""
+        {"status": 0, "environment": "Production",
+         "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1676000000000", "in_app": []},
+         "latest_receipt_info": [
+           {"product_id": "m1", "transaction_id": "5002", "original_transaction_id": "5001", "purchase_date_ms": "1672531200000",
+            "expires_date_ms": "1675209600000", "in_app_ownership_type": "FAMILY_SHARED"},
+           {"product_id": "coins", "transaction_id": "6001", "original_transaction_id": "6001", "purchase_date_ms": "1673000000000",
+            "in_app_ownership_type": "PURCHASED"}],
+         "pending_renewal_info": [{"original_transaction_id": "5001", "auto_renew_product_id": "m1", "auto_renew_status": "1",
+                                   "is_in_billing_retry_period": "1", "expiration_intent": "2",
+                                   "grace_period_expires_date_ms": "1675814400000"}]}
+        """#
+        let facts = translator.translate(try record(.appleVerifyReceipt, json: json)).facts
+        #expect(!facts.isEmpty)
+        #expect(facts.allSatisfy { $0.subject == "6001" })
+    }
+
     @Test func refundRevokesTheCancelledTransaction() throws {
         let json = #"""
         {"notification_type": "REFUND", "environment": "PROD", "original_transaction_id": "3000",
