@@ -19,7 +19,7 @@ import Facts
 /// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
 /// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
 ///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
-///   L; otherwise lost at L = the first V2 EXPIRED BILLING_RETRY at or after E, else E + 60 days (Apple's
+///   L; otherwise lost at L = the first V2 EXPIRED BILLING_RETRY at or after E, at most E + 60 days (Apple's
 ///   longest billing retry). `Metrics` turns outcomes after the as-of time into `open`;
 /// - a period nothing continues ends `billingIssue` when an episode starts at its end, `voluntary` when the last
 ///   auto-renew state at or before its end is off, else for the reason its expiry states, else `unknown`.
@@ -129,7 +129,7 @@ public struct AppleHistoryBuilder: Sendable {
                 if !stated.productId.isEmpty { merged.period.productId = stated.productId }
                 if let amount = stated.priceMicros { merged.period.priceMicros = amount }
                 if let currency = stated.currency { merged.period.currency = currency }
-                merged.period.isTrial = stated.offer == .freeTrial
+                if stated.offer != .unstatedIntroductory { merged.period.isTrial = stated.offer == .freeTrial }
                 merged.upgraded = merged.upgraded || stated.upgraded
                 byId[ref] = merged
             } else {
@@ -228,7 +228,9 @@ public struct AppleHistoryBuilder: Sendable {
         return graceByStart.keys.sorted().map { failedAt in
             let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
             let retryEnd = failedAt.addingReportingOverflow(Self.longestRetry)
-            let lostAt = billingExpiries.first { $0 >= failedAt } ?? (retryEnd.overflow ? .max : retryEnd.partialValue)
+            // Never past Apple's longest retry: a later episode's notice cannot end this one.
+            let longest = retryEnd.overflow ? Millis.max : retryEnd.partialValue
+            let lostAt = min(billingExpiries.first { $0 >= failedAt } ?? longest, longest)
             if let recovery = periods.first(where: { $0.start >= failedAt && $0.start < lostAt }) {
                 return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .recovered(at: recovery.start))
             }
@@ -279,7 +281,10 @@ public struct AppleHistoryBuilder: Sendable {
         }
         return byId.values.map { purchase in
             var purchase = purchase
-            purchase.revokedAt = cancellations[purchase.id]?.at
+            if let cancellation = cancellations[purchase.id] {
+                purchase.revokedAt = cancellation.at
+                purchase.refundedPerHundredThousand = cancellation.share
+            }
             return purchase
         }.sorted { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }
     }

@@ -25,6 +25,8 @@ struct AppleTransaction {
     var upgraded = false
     var trial = false
     var introductory = false
+    /// An introductory offer of a signed transaction without `offerDiscountType` (signed before late 2023).
+    var offerKindUnstated = false
     var webOrderLineItemId: String?
     /// Price in micro-units of ``currency`` (signed payloads: `price` milliunits × 1000); receipts carry none.
     var priceMicros: Int64?
@@ -113,6 +115,7 @@ struct AppleTransaction {
         upgraded = t["isUpgraded"]?.bool == true
         trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
         introductory = !trial && t["offerType"]?.int64 == 1
+        offerKindUnstated = introductory && (t["offerDiscountType"]?.isNull ?? true)
         webOrderLineItemId = t["webOrderLineItemId"]?.nonEmptyString
         appAccountToken = t["appAccountToken"]?.nonEmptyString
     }
@@ -129,7 +132,8 @@ struct AppleTransaction {
             list.add(.period(AppleFact.Period(
                 subject: subject, transactionId: transactionId, start: purchased, end: expires, productId: productId,
                 webOrderLineItemId: webOrderLineItemId, priceMicros: priceMicros, currency: currency,
-                offer: trial ? .freeTrial : introductory ? .introductory : .none, upgraded: upgraded)))
+                offer: trial ? .freeTrial : offerKindUnstated ? .unstatedIntroductory : introductory ? .introductory : .none,
+                upgraded: upgraded)))
         } else {
             list.add(.oneTime(AppleFact.OneTime(transactionId: purchaseId, purchasedAt: originalPurchased ?? purchased,
                                                 productId: productId,

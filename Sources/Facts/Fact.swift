@@ -103,6 +103,12 @@ public struct Fact: Sendable, Hashable {
         /// previous expiry, the fetch time of a Google resource logged without one); a stated value for the same
         /// thing wins over it.
         public static let inferred = Flags(rawValue: 1 << 4)
+        /// The order a Google resource shows was paid (v2 `lineItems[].latestSuccessfulOrderId`), not possibly a
+        /// renewal still awaiting its payment (v1 `orderId`, v2 `latestOrderId`).
+        public static let paidOrder = Flags(rawValue: 1 << 5)
+        /// The Google subscription was sold with an offer (v1 `introductoryPriceInfo`, a v2 `offerDetails.offerId`):
+        /// orders the archive does not show may have cost less than the ones it does.
+        public static let offer = Flags(rawValue: 1 << 6)
     }
 }
 

@@ -146,14 +146,18 @@ public struct OneTimePurchase: Sendable, Hashable {
     public var priceMicros: Int64?
     public var currency: String?
     public var revokedAt: Millis?
+    /// The share of the price refunded at ``revokedAt``, in thousandths of a percent (Apple
+    /// `revocationPercentage`, which a consumable's refund may state below 100000; else the whole).
+    public var refundedPerHundredThousand: Int64
 
     public init(id: String, productId: String, purchasedAt: Millis, priceMicros: Int64? = nil,
-                currency: String? = nil, revokedAt: Millis? = nil) {
+                currency: String? = nil, revokedAt: Millis? = nil, refundedPerHundredThousand: Int64 = 100_000) {
         self.id = id
         self.productId = productId
         self.purchasedAt = purchasedAt
         self.priceMicros = priceMicros
         self.currency = currency
         self.revokedAt = revokedAt
+        self.refundedPerHundredThousand = refundedPerHundredThousand
     }
 }

@@ -48,6 +48,10 @@ enum GoogleFact: Sendable, Hashable {
         var autoRenewing = false
         /// Logged without `received_at`: ``at`` is the lower bound the resource proves (`ShownPeriod`).
         var inferred = false
+        /// ``order`` is known paid (``Fact/Flags/paidOrder``).
+        var paidOrder = false
+        /// The subscription was sold with an offer (``Fact/Flags/offer``).
+        var offer = false
     }
 }
 
@@ -55,7 +59,8 @@ enum GoogleFact: Sendable, Hashable {
 /// ``GoogleFactKind``'s; ``version`` is raised whenever it changes, and is part of ``PlayStoreTranslator/rulesVersion``.
 enum GoogleFactCodec {
     /// The version of the row layout.
-    static let version: Int64 = 1
+    /// 2: state rows carry `.paidOrder` and `.offer`.
+    static let version: Int64 = 2
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {
@@ -67,6 +72,8 @@ enum GoogleFactCodec {
             if s.introductory { flags.insert(.introductory) }
             if s.autoRenewing { flags.insert(.on) }
             if s.inferred { flags.insert(.inferred) }
+            if s.paidOrder { flags.insert(.paidOrder) }
+            if s.offer { flags.insert(.offer) }
             return row(GoogleFactKind.state, s.token, at: s.at, ref: s.order, detail: s.state.code, productId: s.productId,
                        end: s.expiry, amountMicros: s.priceMicros, currency: s.currency, flags: flags)
         case .start(let token, let at, let productId):
@@ -104,7 +111,8 @@ enum GoogleFactCodec {
                 token: token, at: row.at, order: row.ref, expiry: row.end, state: state, productId: row.productId,
                 priceMicros: row.amountMicros, currency: row.currency, trial: row.flags.contains(.trial),
                 introductory: row.flags.contains(.introductory), autoRenewing: row.flags.contains(.on),
-                inferred: row.flags.contains(.inferred)))
+                inferred: row.flags.contains(.inferred), paidOrder: row.flags.contains(.paidOrder),
+                offer: row.flags.contains(.offer)))
         case GoogleFactKind.start:
             return .start(token: token, at: row.at, productId: row.productId)
         case GoogleFactKind.cancel:
@@ -136,12 +144,12 @@ enum GoogleFactCodec {
 
 extension GoogleFact.Snapshot {
     /// A snapshot whose booleans are the translator's working flags (`.trial`, `.introductory`, `.on` for
-    /// auto-renewing, `.inferred`), as it collects them while reading a resource.
+    /// auto-renewing, `.inferred`, `.paidOrder`, `.offer`), as it collects them while reading a resource.
     init(token: String, at: Millis, order: String?, expiry: Millis?, state: GoogleSubscriptionState, productId: String?,
          priceMicros: Int64?, currency: String?, flags: Fact.Flags) {
         self.init(token: token, at: at, order: order, expiry: expiry, state: state, productId: productId,
                   priceMicros: priceMicros, currency: currency, trial: flags.contains(.trial),
                   introductory: flags.contains(.introductory), autoRenewing: flags.contains(.on),
-                  inferred: flags.contains(.inferred))
+                  inferred: flags.contains(.inferred), paidOrder: flags.contains(.paidOrder), offer: flags.contains(.offer))
     }
 }

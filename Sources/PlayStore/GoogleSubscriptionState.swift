@@ -7,7 +7,7 @@
 /// (unknown values kept), derived for v1 (which has no state field) from `paymentState`, `cancelReason`,
 /// `autoResumeTimeMillis` and whether the expiry had passed when the resource was fetched. `cancel` is v1's
 /// `cancelReason` number; for v2 the `canceledStateContext` member mapped onto the same numbers
-/// (0 user, 1 system, 2 replacement, 3 developer). `pay` for v2 is what the line item's `offerPhase` implies
+/// (0 user, 1 system, 2 replacement, 3 developer; ``declinedPriceIncrease`` for 1 with a price increase pending). `pay` for v2 is what the line item's `offerPhase` implies
 /// (2 free trial, 1 a charged phase), empty without one.
 struct GoogleSubscriptionState: Hashable, Sendable {
     var version: Int
@@ -16,6 +16,11 @@ struct GoogleSubscriptionState: Hashable, Sendable {
     /// `nil` when absent.
     var paymentState: Int?
     var cancelReason: Int?
+
+    /// The `cancel` number of a system cancellation (1) while a price increase awaited the user's consent (v1
+    /// `priceChange.state` 0, v2 `priceChangeState` OUTSTANDING): a declined price increase, not a billing problem.
+    /// Not a number Google sends.
+    static let declinedPriceIncrease = 100
 
     static let active = "SUBSCRIPTION_STATE_ACTIVE"
     static let canceled = "SUBSCRIPTION_STATE_CANCELED"

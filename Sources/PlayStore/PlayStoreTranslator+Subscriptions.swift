@@ -25,7 +25,7 @@ extension PlayStoreTranslator {
         let observedAt = envelope.receivedAt ?? max(shownStart, cancelledAt ?? shownStart)
         if try body.int64("purchaseType") == 0 { return testPurchase(token: token, at: start, observedAt: observedAt) }
         let paymentState = try body.int64("paymentState").map(Int.init(truncatingIfNeeded:))
-        let cancelReason = try body.int64("cancelReason").map(Int.init(truncatingIfNeeded:))
+        var cancelReason = try body.int64("cancelReason").map(Int.init(truncatingIfNeeded:))
         let autoResumeAt = try body.millis("autoResumeTimeMillis")
         let autoRenewing = try body.bool("autoRenewing")
         let currency = try body.string("priceCurrencyCode") ?? envelope.currency
@@ -40,6 +40,12 @@ extension PlayStoreTranslator {
             guard let intro = try body.object("introductoryPriceInfo") else { return nil }
             return (try intro.int64("introductoryPriceCycles"), try intro.int64("introductoryPriceAmountMicros"))
         }
+        if intro != nil { flags.insert(.offer) }
+        // `priceChange.state` 0: a price increase awaits the user's consent, so a system cancellation declined it.
+        let priceChangePending = parts.read(body.name("priceChange"), body.json["priceChange"]) {
+            () throws(PayloadError) -> Bool? in try body.object("priceChange")?.int64("state") == 0
+        }
+        if cancelReason == 1, priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
         if let intro, paymentState != 2, let cycles = intro.cycles, GoogleOrderId.index(order) < cycles {
             flags.insert(.introductory)
             price = intro.micros ?? price
@@ -72,6 +78,8 @@ extension PlayStoreTranslator {
         /// The v1 `paymentState` its offer phase implies: 2 a free trial, 1 a charged phase (base, introductory
         /// or proration price); `nil` without an offer phase.
         var paymentState: Int?
+        /// A price increase awaits the user's consent (`priceChangeDetails.priceChangeState` OUTSTANDING).
+        var priceChangePending = false
     }
 
     /// A `SubscriptionPurchaseLineItem`; a line item that fails is quarantined as a part by the caller.
@@ -80,6 +88,7 @@ extension PlayStoreTranslator {
                             order: try item.string("latestSuccessfulOrderId"), currency: envelope.currency)
         if let plan = try item.object("autoRenewingPlan") {
             if try plan.bool("autoRenewEnabled") == true { line.flags.insert(.on) }
+            line.priceChangePending = try plan.object("priceChangeDetails")?.string("priceChangeState") == "OUTSTANDING"
             if let recurring = try plan.object("recurringPrice") {
                 line.currency = try recurring.string("currencyCode") ?? line.currency
                 let units = try recurring.int64("units") ?? 0
@@ -92,6 +101,7 @@ extension PlayStoreTranslator {
                 line.price = micros
             }
         }
+        if try item.object("offerDetails")?.string("offerId") != nil { line.flags.insert(.offer) }
         if let phase = try item.object("offerPhase") {
             if phase.has("freeTrial") {
                 line.flags.insert(.trial)
@@ -131,7 +141,12 @@ extension PlayStoreTranslator {
         let start = try body.time("startTime")
         let expiry = item?.expiry
         var order = try body.string("latestOrderId")
-        if order == nil { order = item?.order ?? envelope.orderId }
+        var paidOrder = false
+        if order == nil, let successful = item?.order {
+            order = successful
+            paidOrder = true
+        }
+        if order == nil { order = envelope.orderId }
         _ = try body.string("acknowledgementState")
 
         let cancellation = parts.read(body.name("canceledStateContext"), body.json["canceledStateContext"]) {
@@ -143,7 +158,8 @@ extension PlayStoreTranslator {
             if context.has("developerInitiatedCancellation") { return (3, nil) }
             return (nil, nil)
         }
-        let cancelReason = cancellation?.reason
+        var cancelReason = cancellation?.reason
+        if cancelReason == 1, item?.priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
         let cancelledAt = cancellation?.at
         let autoResumeAt = parts.read(body.name("pausedStateContext"), body.json["pausedStateContext"]) {
             () throws(PayloadError) -> Millis? in try body.object("pausedStateContext")?.time("autoResumeTime")
@@ -157,6 +173,7 @@ extension PlayStoreTranslator {
                                             cancelReason: cancelReason)
         var flags = item?.flags ?? []
         if envelope.receivedAt == nil { flags.insert(.inferred) }
+        if paidOrder { flags.insert(.paidOrder) }
         var facts: [GoogleFact] = [
             .state(GoogleFact.Snapshot(token: token, at: observedAt, order: order, expiry: expiry, state: state,
                                        productId: product, priceMicros: item?.price,

@@ -3,10 +3,12 @@ import Facts
 /// Replays the notifications and resources of one purchase token in time order and rebuilds its orders
 /// (periods) and billing-issue episodes, following docs/DESIGN.md "Google":
 ///
-/// - A period is an order id, registered by the first resource showing it paid (ACTIVE or CANCELED). Its end is
-///   the expiry shown while it is current and not in grace (later fetches win: a deferral moves it).
-/// - Its start: the first order's `startTime`; a renewal's, the previous order's end; an order paid after a
-///   billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the fetch showing it).
+/// - A period is an order id, registered by the first resource showing it paid (ACTIVE or CANCELED; EXPIRED, below).
+///   Its end is the expiry shown while it is current and not in grace (later fetches win: a deferral moves it).
+/// - Its start: the first order's `startTime`; a renewal's, the previous order's end (orders no resource showed in
+///   between are filled in), or, with no order before it in the archive, one billing period before its expiry; an
+///   order paid after a billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the
+///   fetch showing it).
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
 ///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
@@ -168,12 +170,14 @@ struct TokenTimeline {
                 if open == nil, phase != .paused { phase = .paused; phaseSince = t }
             case GoogleSubscriptionState.expired:
                 if open == nil, let order = snapshot.order, orderIndex[order] == nil {
-                    if snapshot.state.cancelReason == 1 {
+                    if let reason = snapshot.state.cancelReason, reason == 1 || reason == GoogleSubscriptionState.declinedPriceIncrease,
+                       !snapshot.paidOrder {
                         // The order shown is the renewal the system could not charge: the last paid one ended
-                        // for a billing problem.
-                        if let last = periods.last, statedEnds[last.id] == nil { statedEnds[last.id] = (last.end, 1) }
-                    } else if !episodes.contains(where: { $0.failedAt == periods.last?.end }) {
-                        // (After a billing issue the order shown is the renewal that was never paid.)
+                        // for it (a billing problem, or a price increase the user did not accept).
+                        if let last = periods.last, statedEnds[last.id] == nil { statedEnds[last.id] = (last.end, reason) }
+                    } else if snapshot.paidOrder || !episodes.contains(where: { $0.failedAt == periods.last?.end }) {
+                        // (After a billing issue the order shown is the renewal that was never paid, unless the
+                        // resource names the latest paid order.)
                         for ended in TokenTimeline.endedOrder(snapshot, facts: facts, after: periods.last,
                                                               continuing: phase == .active || phase == .none) {
                             orderIndex[ended.id] = periods.count
@@ -275,13 +279,15 @@ struct TokenTimeline {
 
     /// The end reason a v1 `cancelReason` (v2 `canceledStateContext`, mapped onto the same numbers) names:
     /// 0 the user (also when no reason is stated), 1 the system, for a billing problem, 2 a replacement by
-    /// another subscription, 3 the developer.
+    /// another subscription, 3 the developer; a system cancellation with a price increase pending is a declined
+    /// price increase.
     private static func endReason(cancelReason: Int?) -> EndReason {
         switch cancelReason {
         case nil, 0?: return .voluntary
         case 1?: return .billingIssue
         case 2?: return .replaced
         case 3?: return .developerCancel
+        case GoogleSubscriptionState.declinedPriceIncrease?: return .priceIncrease
         default: return .unknown
         }
     }
@@ -316,8 +322,9 @@ struct TokenTimeline {
     /// The orders between `previous` and `order` that no resource showed: their `..N` numbers prove they were
     /// charged (fetches missed them while RTDNs or nothing came). Back to back, one billing period each, ending
     /// one period before the shown order's expiry, the first from `previous`'s end; the product, price and
-    /// currency the shown order's resource states for the subscription (its recurring price), unpriced when that
-    /// order is a trial or introductory. None when the orders are not of one numbering, none is missing, or the
+    /// currency the shown order's resource states for the subscription (its recurring price), unpriced when the
+    /// subscription was sold with an offer (an earlier order may have cost less) or that order is a trial or
+    /// introductory. None when the orders are not of one numbering, none is missing, or the
     /// periods would not fit after `previous`.
     private static func missingOrders(after previous: Period, before order: String, expiry: Millis, facts: TokenFacts,
                                       shownBy snapshot: GoogleFact.Snapshot) -> [Period] {
@@ -334,7 +341,7 @@ struct TokenTimeline {
             guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
             missing.append(Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
                                   start: start, end: end,
-                                  priceMicros: snapshot.trial || snapshot.introductory ? nil : snapshot.priceMicros,
+                                  priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
                                   currency: snapshot.currency))
             start = end
         }
@@ -344,7 +351,7 @@ struct TokenTimeline {
     /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
     /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
     /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
-    /// introductory price. A first order showing neither may have been an unpaid free trial, whose price the
+    /// introductory price, v2's latest successful order. A first order showing neither may have been an unpaid free trial, whose price the
     /// resource still states, so it is left out rather than counted as revenue; so is a pending payment. (The
     /// caller leaves out the order shown after a billing issue or a system cancellation: the renewal never paid.)
     /// It ran to its expiry (or the fetch, if sooner), placed as ``place(_:expiry:shownAt:announced:after:facts:shownBy:)``
@@ -354,8 +361,8 @@ struct TokenTimeline {
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
-        guard snapshot.state.paymentState != 0,
-              index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1 else { return [] }
+        guard snapshot.state.paymentState != 0, index >= 1 || snapshot.trial || snapshot.introductory
+                || snapshot.state.paymentState == 1 || snapshot.paidOrder else { return [] }
         let end = min(expiry, snapshot.at)
         var placed: (start: Millis, missing: [Period])
         if continuing || previous == nil {

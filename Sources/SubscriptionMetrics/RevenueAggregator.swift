@@ -100,9 +100,10 @@ struct RevenueAggregator: Sendable {
                 if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
             if let revokedAt = purchase.revokedAt, revokedAt <= timeline.asOf {
+                let refund = micros.map { FullWidth.multiplyDivideRounded($0, purchase.refundedPerHundredThousand, 100_000) }
                 update(revokedAt, purchaseSeries) { counts in
                     counts.refundedTransactions += 1
-                    counts.refundMicros = FullWidth.add(counts.refundMicros, micros ?? 0)
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
                 }
             }
         }

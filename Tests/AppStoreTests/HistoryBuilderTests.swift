@@ -129,6 +129,42 @@ import Testing
         #expect(history.periods.map(\.id) == ["t1", "t2"])
     }
 
+    @Test func aLaterEpisodesNoticeDoesNotEndAnEarlierOne() {
+        // The first episode (no notice seen) is lost at E + 60 days; the BILLING_RETRY expiry belongs to the second.
+        let day: Millis = 86_400_000
+        let facts = [
+            Self.fact(AppleFactKind.period, "Y", at: 0, observed: 0, ref: "t1", product: "p", end: 30 * day),
+            Self.fact(AppleFactKind.billingIssue, "Y", at: 30 * day, observed: 30 * day, detail: "expiration_intent"),
+            Self.fact(AppleFactKind.period, "Y", at: 200 * day, observed: 200 * day, ref: "t2", product: "p", end: 230 * day),
+            Self.fact(AppleFactKind.billingIssue, "Y", at: 230 * day, observed: 230 * day, detail: "DID_FAIL_TO_RENEW"),
+            Self.fact(AppleFactKind.expiry, "Y", at: 250 * day, observed: 250 * day, detail: "billing", end: 230 * day),
+        ]
+        let history = AppleHistoryBuilder().history(id: "Y", facts: facts)
+        #expect(history.episodes == [
+            BillingEpisode(failedAt: 30 * day, graceEnd: 30 * day, outcome: .lost(at: 90 * day)),
+            BillingEpisode(failedAt: 230 * day, graceEnd: 230 * day, outcome: .lost(at: 250 * day)),
+        ])
+    }
+
+    @Test func anIntroductoryOfferOfUnstatedKindKeepsAStatedTrial() {
+        // A receipt says trial; a signed transaction of 2022 (offerType 1, no offerDiscountType) restates it later.
+        let receipt = Self.fact(AppleFactKind.period, "T", at: 0, observed: 100, ref: "t1", product: "p", end: 7_000, flags: .trial)
+        let signed = Self.fact(AppleFactKind.period, "T", at: 0, observed: 200, ref: "t1", product: "p", end: 7_000,
+                               flags: [.introductory, .inferred])
+        #expect(AppleHistoryBuilder().history(id: "T", facts: [receipt, signed]).periods.map(\.isTrial) == [true])
+        // Alone, it counts as a paid introductory period, as metrics.md defines trials.
+        #expect(AppleHistoryBuilder().history(id: "T", facts: [signed]).periods.map(\.isTrial) == [false])
+    }
+
+    @Test func aPartialRefundOfAConsumable() {
+        let facts = [
+            Self.fact(AppleFactKind.oneTime, "c1", at: 500, observed: 600, ref: "c1", product: "coins", amount: 990_000, currency: "USD"),
+            Self.fact(AppleFactKind.revocation, "c1", at: 900, observed: 900, ref: "c1", detail: "25000", product: "coins"),
+        ]
+        let purchases = AppleHistoryBuilder().history(id: "c1", facts: facts).purchases
+        #expect(purchases.map(\.revokedAt) == [900] && purchases.map(\.refundedPerHundredThousand) == [25_000])
+    }
+
     @Test func oneTimePurchasesAndTheirRefunds() {
         let facts = [
             Self.fact(AppleFactKind.oneTime, "o1", at: 500, observed: 600, ref: "o1", product: "coins", amount: 990_000,

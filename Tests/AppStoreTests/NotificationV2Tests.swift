@@ -72,6 +72,12 @@ import Testing
         let intro = Self.transaction(extra: #","offerType":1,"offerDiscountType":"PAY_AS_YOU_GO""#)
         let period = try #require(try notification("SUBSCRIBED", subtype: "RESUBSCRIBE", transaction: intro).facts.of(AppleFactKind.period).first)
         #expect(period.flags == [.introductory] && period.amountMicros == 4_990_000)
+        // Signed before late 2023: `offerType` 1 without `offerDiscountType` or `price` (free or paid, unsaid).
+        let old = Self.transaction(extra: #","offerType":1"#)
+            .replacingOccurrences(of: #""price":4990,"currency":"USD","#, with: "")
+        let unstated = try #require(try notification("SUBSCRIBED", subtype: "INITIAL_BUY", transaction: old).facts
+            .of(AppleFactKind.period).first)
+        #expect(unstated.flags == [.introductory, .inferred] && unstated.amountMicros == nil)
     }
 
     @Test func renewalsAndOffersGivePeriods() throws {

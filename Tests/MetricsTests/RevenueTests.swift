@@ -76,6 +76,14 @@ import Testing
             "2024-01,google,coins_100,USD,1.98,0.00,1.98,2,0,0,0.00",
             "2024-02,google,coins_100,USD,0.00,0.99,-0.99,0,1,0,0.00",
         ])
+        // Apple refunds part of a consumable's price by its use (`revocationPercentage` 25000 = 25 %).
+        let partial = SubscriptionHistory(platform: .apple, id: "c", purchases: [
+            OneTimePurchase(id: "c", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 990_000, currency: "USD",
+                            revokedAt: utc(2024, 1, 9), refundedPerHundredThousand: 25_000),
+        ])
+        #expect(try tables([partial], asOf: utc(2024, 1, 31)).revenueMonthly.map(line) == [
+            "2024-01,apple,coins_100,USD,0.99,0.25,0.74,1,1,0,0.00",
+        ])
     }
 
     /// `--currency USD --fx-rates`: each amount × the month's rate of its currency, USD itself at 1, and empty

@@ -398,6 +398,20 @@ struct GoogleEndedOrderTests {
                                            priceMicros: 4_990_000, currency: "USD", endReason: .voluntary)])
     }
 
+    @Test func aSystemCancelWithAPriceIncreasePendingIsADeclinedIncrease() throws {
+        var archive = Archive()
+        try archive.v1(token, product, at: ms("2024-02-01T00:00:00Z"),
+                       v1JSON(start: start, expiry: expiry, orderId: "GPA.5..0", paymentState: 1, autoRenewing: true))
+        let declined = String(v1JSON(start: start, expiry: expiry, orderId: "GPA.5..1", paymentState: nil, autoRenewing: false,
+                                     cancelReason: 1).dropLast())
+            + #","priceChange":{"newPrice":{"priceMicros":"6990000","currency":"USD"},"state":0}}"#
+        archive.add(try record(.googleSubscriptionV1, declined, receivedAt: fetched, token: token, product: product))
+        #expect(archive.failures.isEmpty)
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.5..0"])
+        #expect(history.periods.map(\.endReason) == [.priceIncrease])
+    }
+
     @Test func expiredResourceOfAKnownOrderGivesItsReason() throws {
         // Fetched at the renewal (auto-renewing), then after the end: the user had cancelled (0).
         var archive = Archive()
@@ -472,5 +486,53 @@ struct GoogleOrderPlacementTests {
                               paymentState: 1, autoRenewing: true))
         let history = GoogleHistoryBuilder().history(id: "tok-h", facts: archive.facts)
         #expect(history.periods.count == 2)
+        // Two huge numbers in a row (the sums of positions must not overflow).
+        for (first, second) in [("GPA.12..9223372036854775806", "GPA.12..1"),
+                                ("GPA.12..9223372036854775800", "GPA.12..9223372036854775806")] {
+            var pair = Archive()
+            try pair.v1("tok-h", product, at: start, v1JSON(start: start, expiry: ms("2024-02-05T00:00:00Z"), orderId: first,
+                                                         paymentState: 1, autoRenewing: true))
+            try pair.v1("tok-h", product, at: ms("2024-02-05T00:00:00Z"),
+                        v1JSON(start: start, expiry: ms("2024-03-05T00:00:00Z"), orderId: second, paymentState: 1, autoRenewing: true))
+            #expect(GoogleHistoryBuilder().history(id: "tok-h", facts: pair.facts).periods.count == 2)
+        }
+    }
+}
+
+/// What a resource says about the orders it names: v2's latest successful order is paid; a subscription sold
+/// with an offer leaves the price of orders no resource showed unknown.
+struct GoogleShownOrderTests {
+    let product = "premium_monthly"
+
+    @Test func v2sLatestSuccessfulOrderIsPaidEvenAfterASystemCancel() throws {
+        // `latestOrderId` is deprecated: a final state without it names the last paid order.
+        let json = v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-10T10:00:00Z", expiry: "2024-03-10T10:00:00Z",
+                          latestOrderId: "GPA.31..0", autoRenew: false,
+                          extra: #""canceledStateContext":{"systemInitiatedCancellation":{}},"#)
+            .replacingOccurrences(of: #""latestOrderId":"GPA.31..0","#, with: "")
+        var archive = Archive()
+        archive.add(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-04-20T00:00:00Z"), token: "tok-s", product: product))
+        #expect(archive.failures.isEmpty)
+        let history = GoogleHistoryBuilder().history(id: "tok-s", facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.31..0"])
+        #expect(history.periods.map(\.start) == [ms("2024-02-10T10:00:00Z")])
+        #expect(history.periods.map(\.endReason) == [.billingIssue])
+    }
+
+    @Test func ordersMissingFromAnOfferedSubscriptionAreUnpriced() throws {
+        // Three cycles at 0.99: `GPA.41`, `..0` and `..1` were introductory, `..2` (the fourth order) is not, so
+        // the missing orders are not priced like it.
+        let start = ms("2024-01-05T00:00:00Z")
+        let intro = #","introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"990000","introductoryPriceCycles":3,"introductoryPricePeriod":"P1M"}}"#
+        var archive = Archive()
+        try archive.v1("tok-i", product, at: start, String(v1JSON(start: start, expiry: ms("2024-02-05T00:00:00Z"), orderId: "GPA.41",
+                                                                  paymentState: 1, autoRenewing: true).dropLast()) + intro)
+        try archive.v1("tok-i", product, at: ms("2024-04-05T00:00:00Z"),
+                       String(v1JSON(start: start, expiry: ms("2024-05-05T00:00:00Z"), orderId: "GPA.41..2", paymentState: 1,
+                                     autoRenewing: true).dropLast()) + intro)
+        #expect(archive.failures.isEmpty)
+        let history = GoogleHistoryBuilder().history(id: "tok-i", facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.41", "GPA.41..0", "GPA.41..1", "GPA.41..2"])
+        #expect(history.periods.map(\.priceMicros) == [990_000, nil, nil, 4_990_000])
     }
 }

@@ -116,7 +116,7 @@ struct SubscriptionResourceTests {
         // Order 0 is inside the one introductory cycle: the introductory price was charged.
         #expect(state.amountMicros == 990_000)
         #expect(state.currency == "EUR")
-        #expect(state.flags == [.introductory])
+        #expect(state.flags == [.introductory, .offer])
         #expect(state.detail == "v1;SUBSCRIPTION_STATE_CANCELED;pay=1;cancel=0")
         #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: GoogleFactKind.start, at: start,
                                     observedAt: fetched, productId: "premium_monthly")))
