@@ -9,7 +9,8 @@ import Facts
 ///
 /// Rules (docs/DESIGN.md "Apple"):
 /// - a period per `transaction_id`, merged field by field over all its facts, later statement wins;
-///   `.upgraded` sticks once stated; transactions sharing a `web_order_line_item_id` are one period (a restore
+///   `.upgraded` sticks once stated; an expiry extended later keeps the first as ``Period/scheduledEnd``;
+///   transactions sharing a `web_order_line_item_id` are one period (a restore
 ///   re-issues a subscription's transactions under new ids), named by the id Apple issued first;
 /// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced`` and is
 ///   never revoked; a period that another product's period starts inside is ended there the same way (V2
@@ -125,6 +126,11 @@ public struct AppleHistoryBuilder: Sendable {
             if var merged = byId[ref] {
                 merged.period.start = stated.start
                 merged.period.chargedAt = stated.start
+                // A later expiry is an extension (RENEWAL_EXTENDED): the period keeps the end it was sold with, which
+                // gives its billing duration; Apple never moves a transaction's expiry earlier.
+                if stated.end > merged.period.end, merged.period.scheduledEnd == nil {
+                    merged.period.scheduledEnd = merged.period.end
+                }
                 merged.period.end = stated.end
                 if !stated.productId.isEmpty { merged.period.productId = stated.productId }
                 if let amount = stated.priceMicros { merged.period.priceMicros = amount }

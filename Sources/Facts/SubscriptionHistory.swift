@@ -59,8 +59,9 @@ public struct Period: Sendable, Hashable {
     /// Why access stopped at ``end`` when no later period continues it.
     public var endReason: EndReason
     /// The end the period was sold with, when an upgrade or a replacement ended it sooner (``end`` is then the
-    /// change; see ``end(replacedAt:)``); `nil` when it ran as sold. Its billing duration is the sold length: a
-    /// monthly period upgraded after two weeks is still monthly, for its MRR and its retention cohort.
+    /// change; see ``end(replacedAt:)``) or an extension later (Apple RENEWAL_EXTENDED); `nil` when it ran as sold.
+    /// Its billing duration is the sold length: a monthly period upgraded after two weeks, or extended by a week,
+    /// is still monthly, for its MRR and its retention cohort.
     public var scheduledEnd: Millis?
 
     public init(id: String, productId: String, start: Millis, end: Millis, chargedAt: Millis? = nil,
