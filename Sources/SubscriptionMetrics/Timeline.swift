@@ -58,21 +58,28 @@ struct Timeline: Sendable {
             if period.isTrial { trial.append(segment) } else { paid.append(segment) }
         }
         var involuntaryEnds: Set<Millis> = []
+        var refundEnds: Set<Millis> = []
+        for period in history.periods where period.start <= asOf {
+            if let revokedAt = revocation(of: period), revokedAt < period.end { refundEnds.insert(revokedAt) }
+        }
         for episode in episodes {
             // A spell ending at G (or at E without grace) ends for the billing issue. One ending earlier inside
             // the grace (cancelled or refunded there) takes its reason from the period, like any other end.
             involuntaryEnds.insert(episode.failedAt)
             involuntaryEnds.insert(episode.graceEnd)
-            let graceEnd = min(episode.graceEnd, Self.outcomeTime(episode) ?? episode.graceEnd)
-            guard graceEnd > episode.failedAt, let index = followedPeriod(endingAt: episode.failedAt) else { continue }
+            var graceEnd = min(episode.graceEnd, Self.outcomeTime(episode) ?? episode.graceEnd)
+            guard let index = followedPeriod(endingAt: episode.failedAt) else { continue }
+            // The period the grace follows refunded inside it: access ends there, for the refund.
+            if let revokedAt = revocation(of: history.periods[index]), revokedAt >= episode.failedAt,
+               revokedAt < episode.graceEnd {
+                graceEnd = min(graceEnd, revokedAt)
+                refundEnds.insert(revokedAt)
+            }
+            guard graceEnd > episode.failedAt else { continue }
             let segment = Segment(start: episode.failedAt, end: graceEnd, period: index)
             if history.periods[index].isTrial { trial.append(segment) } else { paid.append(segment) }
         }
         trialSegments = Self.normalized(trial)
-        var refundEnds: Set<Millis> = []
-        for period in history.periods where period.start <= asOf {
-            if let revokedAt = revocation(of: period), revokedAt < period.end { refundEnds.insert(revokedAt) }
-        }
         for segment in Self.normalized(paid) {
             if let last = spells.indices.last, segment.start <= spells[last].end {
                 spells[last].segments.append(segment)

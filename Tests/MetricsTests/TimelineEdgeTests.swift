@@ -64,6 +64,23 @@ import Testing
         #expect(result.graceRecovery.map(line) == ["2024-02,google,1,1,0,0,1,0,0.000000,0.000000,"])
     }
 
+    /// The period a grace follows is refunded inside the grace: access ends at the refund, which is the churn's
+    /// reason (revenue books the refund in the same month). Google loses the episode there; Apple's builder does
+    /// not end it at a refund, and the grace is cut all the same.
+    @Test func refundInsideGraceIsARefund() throws {
+        for (platform, lostAt) in [(Platform.google, utc(2024, 2, 4)), (Platform.apple, utc(2024, 4, 1))] {
+            let history = SubscriptionHistory(platform: platform, id: "r", periods: [
+                paid("r1", "monthly", utc(2024, 1, 1), utc(2024, 2, 1), price: 4_990_000, revokedAt: utc(2024, 2, 4),
+                     reason: .billingIssue),
+            ], episodes: [
+                BillingEpisode(failedAt: utc(2024, 2, 1), graceEnd: utc(2024, 2, 8), outcome: .lost(at: lostAt)),
+            ])
+            let result = try tables([history], asOf: utc(2024, 2, 29))
+            #expect(result.subscriptionRow("2024-02", platform.rawValue, "all").map(line)
+                    == "2024-02,\(platform.rawValue),all,1,0,0,0,0,1,0,0,1,0,0,0,1.000000,1.000000,0")
+        }
+    }
+
     /// Apple upgrade from basic to premium on 01-15 (the basic period is ended by the upgrade, not refunded),
     /// then the premium period is refunded on 01-20: a product change, then refund churn on premium.
     @Test func refundOfAnUpgradedSubscriptionsPeriod() throws {
