@@ -18,7 +18,7 @@ import Facts
 ///   that order starts then (or when announced), not at the token's `startTime`.
 /// - EXPIRED showing an order never seen running registers that order when the resource proves it was paid
 ///   (``endedOrder(_:facts:after:continuing:)``), and its `cancelReason` says why the order ended when nothing
-///   before the end did (1, a billing problem, is involuntary).
+///   before the end did (1, a billing problem, is involuntary; with a price increase pending, a declined one).
 struct TokenTimeline {
     private(set) var periods: [Period] = []
     private(set) var episodes: [BillingEpisode] = []
@@ -351,12 +351,13 @@ struct TokenTimeline {
     /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
     /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
     /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
-    /// introductory price, v2's latest successful order. A first order showing neither may have been an unpaid free trial, whose price the
-    /// resource still states, so it is left out rather than counted as revenue; so is a pending payment. (The
-    /// caller leaves out the order shown after a billing issue or a system cancellation: the renewal never paid.)
-    /// It ran to its expiry (or the fetch, if sooner), placed as ``place(_:expiry:shownAt:announced:after:facts:shownBy:)``
-    /// places a running one when it continued the previous order (with the orders missing in between), else one
-    /// billing period before its expiry, never before the previous order's end. Returns the missing orders, then it.
+    /// introductory price, v2's latest successful order. A first order showing none of these may have been an
+    /// unpaid free trial, whose price the resource still states, so it is left out rather than counted as revenue;
+    /// so is a pending payment. (The caller leaves out the order shown after a billing issue or a system
+    /// cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner), placed as
+    /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
+    /// previous order (with the orders missing in between), else one billing period before its expiry, never
+    /// before the previous order's end. Returns the missing orders, then it.
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
