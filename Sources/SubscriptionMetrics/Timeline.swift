@@ -79,8 +79,9 @@ struct Timeline: Sendable {
             let segment = Segment(start: episode.failedAt, end: graceEnd, period: index)
             if history.periods[index].isTrial { trial.append(segment) } else { paid.append(segment) }
         }
-        trialSegments = Self.normalized(trial)
-        for segment in Self.normalized(paid) {
+        let paidSegments = Self.normalized(paid)
+        trialSegments = Self.removing(paidSegments, from: Self.normalized(trial))
+        for segment in paidSegments {
             if let last = spells.indices.last, segment.start <= spells[last].end {
                 spells[last].segments.append(segment)
                 spells[last].end = max(spells[last].end, segment.end)
@@ -148,6 +149,24 @@ struct Timeline: Sendable {
         history.periods.indices.last { index in
             let period = history.periods[index]
             return period.start <= asOf && period.start < instant && accessEnd(of: period) == instant
+        }
+    }
+
+    /// `segments` without the instants `covering` covers: one state at each instant (`metrics.md`), so a trial
+    /// that Apple renewed early into a paid period is paid from that period's start, not both at once.
+    private static func removing(_ covering: [Segment], from segments: [Segment]) -> [Segment] {
+        segments.flatMap { segment in
+            var pieces = [segment]
+            for cover in covering where cover.start < segment.end && segment.start < cover.end {
+                pieces = pieces.flatMap { piece -> [Segment] in
+                    guard cover.start < piece.end, piece.start < cover.end else { return [piece] }
+                    var kept: [Segment] = []
+                    if piece.start < cover.start { kept.append(Segment(start: piece.start, end: cover.start, period: piece.period)) }
+                    if cover.end < piece.end { kept.append(Segment(start: cover.end, end: piece.end, period: piece.period)) }
+                    return kept
+                }
+            }
+            return pieces
         }
     }
 

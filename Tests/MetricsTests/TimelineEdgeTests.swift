@@ -270,6 +270,18 @@ import Testing
         #expect(result.trialConversion.map(line) == ["2024-01,apple,monthly,3,2,1,0,0.666667"])
     }
 
+    /// A trial renewed early across a month boundary: paid from the renewal, so at the end of January the
+    /// subscription is active and not also an active trial (one state at each instant).
+    @Test func anEarlyRenewalEndsTheTrialState() throws {
+        let history = SubscriptionHistory(platform: .apple, id: "x", periods: [
+            trial("4000000001", "monthly", utc(2024, 1, 25), utc(2024, 2, 1) + 5 * hour),
+            paid("4000000002", "monthly", utc(2024, 2, 1) - hour, utc(2024, 3, 1), price: 9_990_000),
+        ])
+        let result = try tables([history], asOf: utc(2024, 2, 10))
+        let january = try #require(result.subscriptionRow("2024-01", "apple", "all"))
+        #expect(january.activeEnd == 1 && january.activeTrialsEnd == 0)
+    }
+
     /// A monthly period an upgrade cut short after two weeks keeps the duration it was sold with when no price
     /// list names one: January's MRR is its price (not x 30 / 14 days), February's movement the change to the
     /// yearly price, and its retention cohort P1M.
