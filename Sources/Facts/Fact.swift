@@ -106,8 +106,9 @@ public struct Fact: Sendable, Hashable {
         /// The order a Google resource shows was paid (v2 `lineItems[].latestSuccessfulOrderId`), not possibly a
         /// renewal still awaiting its payment (v1 `orderId`, v2 `latestOrderId`).
         public static let paidOrder = Flags(rawValue: 1 << 5)
-        /// The Google subscription was sold with an offer (v1 `introductoryPriceInfo`, a v2 `offerDetails.offerId`):
-        /// orders the archive does not show may have cost less than the ones it does.
+        /// The Google subscription was sold with an introductory price (v1 `introductoryPriceInfo`): orders the
+        /// archive does not show may have cost less than the ones it does. (A v2 `offerId` names a free trial as
+        /// often as a discount, and a v2 resource in an introductory phase is `.introductory` itself.)
         public static let offer = Flags(rawValue: 1 << 6)
     }
 }

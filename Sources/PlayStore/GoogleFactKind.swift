@@ -23,8 +23,8 @@ public enum GoogleFactKind {
     /// `GoogleSubscriptionState` code (`v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=`), flags `.trial`
     /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price), `.inferred` (logged
     /// without `received_at`: `observedAt` is the lower bound the resource proves, see `ShownPeriod`),
-    /// `.paidOrder` (`ref` is v2 `latestSuccessfulOrderId`, a paid order), `.offer` (sold with an offer: v1
-    /// `introductoryPriceInfo`, v2 `offerDetails.offerId`).
+    /// `.paidOrder` (`ref` is v2 `latestSuccessfulOrderId`, a paid order), `.offer` (sold with an introductory
+    /// price: v1 `introductoryPriceInfo`).
     public static let state: Fact.Kind = "state"
     /// The token's subscription start: `at` = `startTimeMillis` / `startTime`.
     public static let start: Fact.Kind = "start"

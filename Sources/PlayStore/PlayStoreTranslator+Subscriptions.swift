@@ -101,7 +101,6 @@ extension PlayStoreTranslator {
                 line.price = micros
             }
         }
-        if try item.object("offerDetails")?.string("offerId") != nil { line.flags.insert(.offer) }
         if let phase = try item.object("offerPhase") {
             if phase.has("freeTrial") {
                 line.flags.insert(.trial)

@@ -323,8 +323,8 @@ struct TokenTimeline {
     /// charged (fetches missed them while RTDNs or nothing came). Back to back, one billing period each, ending
     /// one period before the shown order's expiry, the first from `previous`'s end; the product, price and
     /// currency the shown order's resource states for the subscription (its recurring price), unpriced when the
-    /// subscription was sold with an offer (an earlier order may have cost less) or that order is a trial or
-    /// introductory. None when the orders are not of one numbering, none is missing, or the
+    /// subscription was sold with an introductory price (an earlier order may have cost less) or that order is a
+    /// trial or introductory. None when the orders are not of one numbering, none is missing, or the
     /// periods would not fit after `previous`.
     private static func missingOrders(after previous: Period, before order: String, expiry: Millis, facts: TokenFacts,
                                       shownBy snapshot: GoogleFact.Snapshot) -> [Period] {
