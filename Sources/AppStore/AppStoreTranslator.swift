@@ -28,7 +28,7 @@ public struct AppStoreTranslator: StoreTranslator {
     /// verified) plus
     /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 7 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 8 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

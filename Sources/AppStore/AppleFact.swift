@@ -59,10 +59,11 @@ public enum AppleFact: Sendable, Hashable {
         case freeTrial
         /// Another introductory offer, paid (`is_in_intro_offer_period`, `offerType` 1).
         case introductory
-        /// An introductory offer (`offerType` 1) whose kind the payload does not state: signed transactions
-        /// before late 2023 carry no `offerDiscountType`, so a free trial and a paid offer look alike. Counted as
-        /// paid, but it never overrules another statement of the same transaction that says which it was.
-        case unstatedIntroductory
+        /// An offer (`offerType` 1 introductory, 2 promotional, 3 offer code) whose kind the payload does not
+        /// state: signed transactions before late 2023 carry no `offerDiscountType`, so a free trial and a paid
+        /// offer look alike. Counted as paid, but it never overrules another statement of the same transaction
+        /// that says which it was.
+        case unstatedOffer
     }
 
     /// A consumable or non-consumable purchase; its subject is its own `transaction_id`.
@@ -264,7 +265,7 @@ public enum ExpirationReason: Sendable, Hashable {
 public enum AppleFactCodec {
     /// The version of the row layout.
     /// 2: an upgraded transaction's period keeps its expiry, its cancellation is an ``AppleFactKind/upgrade`` row.
-    /// 3: an introductory offer of unstated kind is flagged `.introductory` + `.inferred`.
+    /// 3: an offer of unstated kind is flagged `.introductory` + `.inferred`.
     public static let version: Int64 = 3
 
     /// The row of `fact`, stated at `observedAt`.
@@ -277,7 +278,7 @@ public enum AppleFactCodec {
             case .none: break
             case .freeTrial: flags.insert(.trial)
             case .introductory: flags.insert(.introductory)
-            case .unstatedIntroductory: flags.formUnion([.introductory, .inferred])
+            case .unstatedOffer: flags.formUnion([.introductory, .inferred])
             }
             if p.upgraded { flags.insert(.upgraded) }
             return row(AppleFactKind.period, p.subject, at: p.start, ref: p.transactionId, detail: p.webOrderLineItemId,
@@ -313,7 +314,7 @@ public enum AppleFactCodec {
         case AppleFactKind.period:
             guard let ref = row.ref, let end = row.end else { return nil }
             let offer: AppleFact.Offer = row.flags.contains(.trial) ? .freeTrial
-                : row.flags.isSuperset(of: [.introductory, .inferred]) ? .unstatedIntroductory
+                : row.flags.isSuperset(of: [.introductory, .inferred]) ? .unstatedOffer
                 : row.flags.contains(.introductory) ? .introductory : .none
             return .period(AppleFact.Period(subject: row.subject, transactionId: ref, start: row.at, end: end,
                                             productId: row.productId ?? "", webOrderLineItemId: row.detail,

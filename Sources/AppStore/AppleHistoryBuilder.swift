@@ -135,7 +135,7 @@ public struct AppleHistoryBuilder: Sendable {
                 if !stated.productId.isEmpty { merged.period.productId = stated.productId }
                 if let amount = stated.priceMicros { merged.period.priceMicros = amount }
                 if let currency = stated.currency { merged.period.currency = currency }
-                if stated.offer != .unstatedIntroductory { merged.period.isTrial = stated.offer == .freeTrial }
+                if stated.offer != .unstatedOffer { merged.period.isTrial = stated.offer == .freeTrial }
                 merged.upgraded = merged.upgraded || stated.upgraded
                 byId[ref] = merged
             } else {
@@ -172,14 +172,14 @@ public struct AppleHistoryBuilder: Sendable {
     static let upgradeGap: Millis = 86_400_000
 
     /// Extends each period an upgrade ended to the start of the next period when that starts within
-    /// ``upgradeGap`` after its cancellation (and before the end it was sold with): the user moved to the new
-    /// product without a moment of lapse, so no churn and reactivation appear in between.
+    /// ``upgradeGap`` after its cancellation: the user moved to the new product without a moment of lapse, so no
+    /// churn and reactivation appear in between.
     private func bridgeUpgrades(_ periods: inout [MergedPeriod]) {
         let starts = periods.map(\.period.start)
         for index in periods.indices where periods[index].upgraded {
             let period = periods[index].period
             let next = starts.filter { $0 > period.end && $0 - period.end <= Self.upgradeGap }.min()
-            if let next, next <= period.scheduledEnd ?? period.end { periods[index].period.end = next }
+            if let next { periods[index].period.end = next }
         }
     }
 

@@ -25,7 +25,7 @@ struct AppleTransaction {
     var upgraded = false
     var trial = false
     var introductory = false
-    /// An introductory offer of a signed transaction without `offerDiscountType` (signed before late 2023).
+    /// An offer (`offerType` 1 to 3) of a signed transaction without `offerDiscountType` (signed before late 2023).
     var offerKindUnstated = false
     var webOrderLineItemId: String?
     /// Price in micro-units of ``currency`` (signed payloads: `price` milliunits × 1000); receipts carry none.
@@ -112,10 +112,13 @@ struct AppleTransaction {
         currency = t["currency"]?.nonEmptyString
         revoked = try AppleDate.signedTime(t, "revocationDate", path: path, times: times)
         revocationPercentage = t["revocationPercentage"]?.int64 ?? 100_000
+        guard (0...100_000).contains(revocationPercentage) else {
+            throw .invalid("transaction \(transactionId) has revocationPercentage \(revocationPercentage), outside 0...100000")
+        }
         upgraded = t["isUpgraded"]?.bool == true
         trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
         introductory = !trial && t["offerType"]?.int64 == 1
-        offerKindUnstated = introductory && (t["offerDiscountType"]?.isNull ?? true)
+        offerKindUnstated = !trial && (1...3).contains(t["offerType"]?.int64 ?? 0) && (t["offerDiscountType"]?.isNull ?? true)
         webOrderLineItemId = t["webOrderLineItemId"]?.nonEmptyString
         appAccountToken = t["appAccountToken"]?.nonEmptyString
     }
@@ -132,7 +135,7 @@ struct AppleTransaction {
             list.add(.period(AppleFact.Period(
                 subject: subject, transactionId: transactionId, start: purchased, end: expires, productId: productId,
                 webOrderLineItemId: webOrderLineItemId, priceMicros: priceMicros, currency: currency,
-                offer: trial ? .freeTrial : offerKindUnstated ? .unstatedIntroductory : introductory ? .introductory : .none,
+                offer: trial ? .freeTrial : offerKindUnstated ? .unstatedOffer : introductory ? .introductory : .none,
                 upgraded: upgraded)))
         } else {
             list.add(.oneTime(AppleFact.OneTime(transactionId: purchaseId, purchasedAt: originalPurchased ?? purchased,

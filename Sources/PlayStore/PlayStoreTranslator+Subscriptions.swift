@@ -88,7 +88,11 @@ extension PlayStoreTranslator {
                             order: try item.string("latestSuccessfulOrderId"), currency: envelope.currency)
         if let plan = try item.object("autoRenewingPlan") {
             if try plan.bool("autoRenewEnabled") == true { line.flags.insert(.on) }
-            line.priceChangePending = try plan.object("priceChangeDetails")?.string("priceChangeState") == "OUTSTANDING"
+            if let change = try plan.object("priceChangeDetails") {
+                // Only an opt-in increase waits for consent; a decrease or an opt-out increase never cancels.
+                let state = try change.string("priceChangeState"), mode = try change.string("priceChangeMode")
+                line.priceChangePending = state == "OUTSTANDING" && mode == "PRICE_INCREASE"
+            }
             if let recurring = try plan.object("recurringPrice") {
                 line.currency = try recurring.string("currencyCode") ?? line.currency
                 let units = try recurring.int64("units") ?? 0

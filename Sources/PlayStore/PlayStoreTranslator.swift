@@ -19,7 +19,7 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// version (raised whenever a change makes some payload yield other facts or another outcome) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 6 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 7 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

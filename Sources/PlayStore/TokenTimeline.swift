@@ -351,7 +351,7 @@ struct TokenTimeline {
     /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
     /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
     /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
-    /// introductory price, v2's latest successful order. A first order showing none of these may have been an
+    /// introductory price. A first order showing none of these may have been an
     /// unpaid free trial, whose price the resource still states, so it is left out rather than counted as revenue;
     /// so is a pending payment. (The caller leaves out the order shown after a billing issue or a system
     /// cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner), placed as
@@ -362,8 +362,9 @@ struct TokenTimeline {
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
+        // (v2's latest successful order is no proof for a first order: an unconverted trial's $0 order is one.)
         guard snapshot.state.paymentState != 0, index >= 1 || snapshot.trial || snapshot.introductory
-                || snapshot.state.paymentState == 1 || snapshot.paidOrder else { return [] }
+                || snapshot.state.paymentState == 1 else { return [] }
         let end = min(expiry, snapshot.at)
         var placed: (start: Millis, missing: [Period])
         if continuing || previous == nil {

@@ -71,8 +71,8 @@ struct Timeline: Sendable {
             guard let index = followedPeriod(endingAt: episode.failedAt) else { continue }
             // The period the grace follows refunded inside it: access ends there, for the refund.
             if let revokedAt = revocation(of: history.periods[index]), revokedAt >= episode.failedAt,
-               revokedAt < episode.graceEnd {
-                graceEnd = min(graceEnd, revokedAt)
+               revokedAt < episode.graceEnd, revokedAt <= graceEnd {
+                graceEnd = revokedAt
                 refundEnds.insert(revokedAt)
             }
             guard graceEnd > episode.failedAt else { continue }
@@ -119,7 +119,7 @@ struct Timeline: Sendable {
     }
 
     /// Length (ms) of the billing period `period` was sold as: to the end it was sold with (before an upgrade or
-    /// replacement cut it short, ``Period/scheduledEnd``), from its start, or, for a period that recovered a
+    /// replacement cut it short, or an extension lengthened it, ``Period/scheduledEnd``), from its start, or, for a period that recovered a
     /// billing issue inside grace and so kept the old renewal date, from the failed renewal E.
     func nominalLength(of period: Period) -> Int64 {
         let soldEnd = period.scheduledEnd ?? period.end

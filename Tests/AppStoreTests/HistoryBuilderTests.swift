@@ -157,6 +157,23 @@ import Testing
         #expect(AppleHistoryBuilder().history(id: "T", facts: [signed]).periods.map(\.isTrial) == [false])
     }
 
+    @Test func anExtendedPeriodUpgradedLaterIsBridgedToTheNewPlan() {
+        // Sold to day 30, extended to day 37 (RENEWAL_EXTENDED), upgraded on day 33; the new plan starts 2 s later.
+        let day: Millis = 86_400_000
+        let facts = [
+            Self.fact(AppleFactKind.period, "E", at: 0, observed: 0, ref: "t1", product: "m1", end: 30 * day),
+            Self.fact(AppleFactKind.period, "E", at: 0, observed: 20 * day, ref: "t1", product: "m1", end: 37 * day),
+            Self.fact(AppleFactKind.period, "E", at: 0, observed: 33 * day, ref: "t1", product: "m1", end: 37 * day,
+                      flags: .upgraded),
+            Self.fact(AppleFactKind.upgrade, "E", at: 33 * day, observed: 33 * day, ref: "t1"),
+            Self.fact(AppleFactKind.period, "E", at: 33 * day + 2_000, observed: 33 * day, ref: "t2", product: "pro",
+                      end: 63 * day),
+        ]
+        let history = AppleHistoryBuilder().history(id: "E", facts: facts)
+        #expect(history.periods.map(\.end) == [33 * day + 2_000, 63 * day])
+        #expect(history.periods.first?.scheduledEnd == 30 * day)
+    }
+
     @Test func aPartialRefundOfAConsumable() {
         let facts = [
             Self.fact(AppleFactKind.oneTime, "c1", at: 500, observed: 600, ref: "c1", product: "coins", amount: 990_000, currency: "USD"),

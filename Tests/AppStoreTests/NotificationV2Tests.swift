@@ -150,6 +150,11 @@ import Testing
         let reversed = try notification("REFUND_REVERSED", transaction: revoked).facts
         #expect(reversed.of(AppleFactKind.revocation).isEmpty)
         #expect(reversed.of(AppleFactKind.refundReversed).map(\.ref) == ["5002"])
+        // A share outside 0...100000 is no refund Apple makes: the transaction is quarantined, naming the field.
+        let hostile = Self.transaction(extra: #","revocationDate":1709250000000,"revocationPercentage":150000"#)
+        let translated = try notification("REFUND", transaction: hostile)
+        #expect(translated.facts.of(AppleFactKind.revocation).isEmpty && translated.facts.of(AppleFactKind.period).isEmpty)
+        #expect(translated.parts.contains { $0.detail.contains("revocationPercentage") })
     }
 
     @Test func renewalExtended() throws {

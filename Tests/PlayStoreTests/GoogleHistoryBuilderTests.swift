@@ -519,6 +519,19 @@ struct GoogleShownOrderTests {
         #expect(history.periods.map(\.endReason) == [.billingIssue])
     }
 
+    @Test func anUnconvertedTrialsLatestSuccessfulOrderIsNoPayment() throws {
+        // The trial's $0 order is the latest successful one; once expired, v2 states no offer phase.
+        let json = v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-10T10:00:00Z", expiry: "2024-01-17T10:00:00Z",
+                          latestOrderId: "GPA.32", autoRenew: false,
+                          extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-01-12T08:00:00Z"}},"#)
+            .replacingOccurrences(of: #""latestOrderId":"GPA.32","#, with: "")
+            .replacingOccurrences(of: #","offerPhase":{"basePrice":{}}"#, with: "")
+        var archive = Archive()
+        archive.add(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-02-01T00:00:00Z"), token: "tok-t", product: product))
+        #expect(archive.failures.isEmpty)
+        #expect(GoogleHistoryBuilder().history(id: "tok-t", facts: archive.facts).periods.isEmpty)
+    }
+
     @Test func ordersMissingFromAnOfferedSubscriptionAreUnpriced() throws {
         // Three cycles at 0.99: `GPA.41`, `..0` and `..1` were introductory, `..2` (the fourth order) is not, so
         // the missing orders are not priced like it.
