@@ -36,10 +36,10 @@ public struct AppleHistoryBuilder: Sendable {
     public func history(id: String, facts rows: [Fact]) -> SubscriptionHistory {
         var rows = rows.filter { $0.platform == .apple }
         rows.sortInPlace(by: Self.precedes)
-        let facts = rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } }
-        let events = Self.purchaseEvents(facts)
-        let cancellations = Self.cancellations(facts, events: events)
-        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts, events: events), events: events)
+        let facts = Self.namedByPurchaseEvent(
+            rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } })
+        let cancellations = Self.cancellations(facts)
+        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts))
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
         endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
         bridgeUpgrades(&periods)
@@ -85,6 +85,26 @@ public struct AppleHistoryBuilder: Sendable {
         var upgraded: Bool
     }
 
+    /// `facts` with every transaction id of a restored purchase event replaced by the event's: the builder then
+    /// merges, refunds and upgrades the copies as one transaction.
+    private static func namedByPurchaseEvent(_ facts: [Statement]) -> [Statement] {
+        let events = purchaseEvents(facts)
+        guard !events.isEmpty else { return facts }
+        return facts.map { statement in
+            var statement = statement
+            switch statement.fact {
+            case .period(var p): p.transactionId = events[p.transactionId] ?? p.transactionId; statement.fact = .period(p)
+            case .upgrade(var u): u.transactionId = events[u.transactionId] ?? u.transactionId; statement.fact = .upgrade(u)
+            case .revocation(var r): r.transactionId = events[r.transactionId] ?? r.transactionId; statement.fact = .revocation(r)
+            case .refundReversed(var r):
+                r.transactionId = events[r.transactionId] ?? r.transactionId
+                statement.fact = .refundReversed(r)
+            default: break
+            }
+            return statement
+        }
+    }
+
     /// The purchase event of each restored transaction: `restoreCompletedTransactions` re-issues a subscription's
     /// transactions under new `transaction_id`s, with the same `web_order_line_item_id` ("a unique identifier for
     /// purchase events across devices"), dates and product. Maps every id of such a group but one to that one:
@@ -109,20 +129,17 @@ public struct AppleHistoryBuilder: Sendable {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
     }
 
-    /// When each upgraded transaction was cancelled for its upgrade, by `transaction_id` (of its purchase event):
-    /// the latest statement.
-    private static func upgrades(_ facts: [Statement], events: [String: String]) -> [String: Millis] {
+    /// When each upgraded transaction was cancelled for its upgrade, by `transaction_id`: the latest statement.
+    private static func upgrades(_ facts: [Statement]) -> [String: Millis] {
         var upgrades: [String: Millis] = [:]
-        for case .upgrade(let upgrade) in facts.lazy.map(\.fact) {
-            upgrades[events[upgrade.transactionId] ?? upgrade.transactionId] = upgrade.at
-        }
+        for case .upgrade(let upgrade) in facts.lazy.map(\.fact) { upgrades[upgrade.transactionId] = upgrade.at }
         return upgrades
     }
 
-    private func mergedPeriods(_ facts: [Statement], upgrades: [String: Millis], events: [String: String]) -> [MergedPeriod] {
+    private func mergedPeriods(_ facts: [Statement], upgrades: [String: Millis]) -> [MergedPeriod] {
         var byId: [String: MergedPeriod] = [:]
         for case .period(let stated) in facts.lazy.map(\.fact) {
-            let ref = events[stated.transactionId] ?? stated.transactionId
+            let ref = stated.transactionId
             if var merged = byId[ref] {
                 merged.period.start = stated.start
                 merged.period.chargedAt = stated.start
@@ -190,18 +207,18 @@ public struct AppleHistoryBuilder: Sendable {
         var share: Int64
     }
 
-    /// The standing revocation per transaction id (of its purchase event): the latest-observed revocation, unless
-    /// a REFUND_REVERSED was observed at or after it.
-    private static func cancellations(_ facts: [Statement], events: [String: String]) -> [String: Cancellation] {
+    /// The standing revocation per transaction id: the latest-observed revocation, unless a REFUND_REVERSED was
+    /// observed at or after it.
+    private static func cancellations(_ facts: [Statement]) -> [String: Cancellation] {
         var revoked: [String: (revocation: AppleFact.Revocation, observedAt: Millis)] = [:]
         var reversed: [String: Millis] = [:]
         for statement in facts {
             switch statement.fact {
             case .revocation(let revocation):
-                revoked[events[revocation.transactionId] ?? revocation.transactionId] = (revocation, statement.observedAt)
+                revoked[revocation.transactionId] = (revocation, statement.observedAt)
             case .refundReversed(let reversal):
-                let ref = events[reversal.transactionId] ?? reversal.transactionId
-                reversed[ref] = max(reversed[ref] ?? statement.observedAt, statement.observedAt)
+                reversed[reversal.transactionId] = max(reversed[reversal.transactionId] ?? statement.observedAt,
+                                                       statement.observedAt)
             default:
                 continue
             }

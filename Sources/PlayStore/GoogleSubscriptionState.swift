@@ -7,8 +7,9 @@
 /// (unknown values kept), derived for v1 (which has no state field) from `paymentState`, `cancelReason`,
 /// `autoResumeTimeMillis` and whether the expiry had passed when the resource was fetched. `cancel` is v1's
 /// `cancelReason` number; for v2 the `canceledStateContext` member mapped onto the same numbers
-/// (0 user, 1 system, 2 replacement, 3 developer; ``declinedPriceIncrease`` for 1 with a price increase pending). `pay` for v2 is what the line item's `offerPhase` implies
-/// (2 free trial, 1 a charged phase), empty without one.
+/// (0 user, 1 system, 2 replacement, 3 developer; ``declinedPriceIncrease`` for 1 with a price increase
+/// pending). `pay` for v2 is what the line item's `offerPhase` implies (2 free trial, 1 a charged phase), empty
+/// without one.
 struct GoogleSubscriptionState: Hashable, Sendable {
     var version: Int
     var state: String

@@ -119,8 +119,9 @@ struct Timeline: Sendable {
     }
 
     /// Length (ms) of the billing period `period` was sold as: to the end it was sold with (before an upgrade or
-    /// replacement cut it short, or an extension lengthened it, ``Period/scheduledEnd``), from its start, or, for a period that recovered a
-    /// billing issue inside grace and so kept the old renewal date, from the failed renewal E.
+    /// replacement cut it short, or an extension lengthened it, ``Period/scheduledEnd``), from its start, or, for
+    /// a period that recovered a billing issue inside grace and so kept the old renewal date, from the failed
+    /// renewal E.
     func nominalLength(of period: Period) -> Int64 {
         let soldEnd = period.scheduledEnd ?? period.end
         for episode in episodes {
