@@ -26,10 +26,11 @@ public struct AppStoreTranslator: StoreTranslator {
     /// version (raised whenever a change makes some payload yield other facts or another outcome; 3: App Store
     /// Server API responses; 4: a grace end before the latest expiry is no billing issue; 5: nested JWS verified;
     /// 6: a restored one-time product is its original purchase; 7: a V1 notice's subscription from its renewal
-    /// infos, family members' renewal infos left out; 8: a refund share outside 0...100000 quarantined) plus
+    /// infos, family members' renewal infos left out; 8: a refund share outside 0...100000 quarantined; 9: a
+    /// one-time product's `quantity` read, a count outside 1...1000 quarantined) plus
     /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 8 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 9 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

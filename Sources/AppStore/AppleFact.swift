@@ -71,16 +71,20 @@ public enum AppleFact: Sendable, Hashable {
         public var transactionId: String
         public var purchasedAt: Millis
         public var productId: String
+        /// The whole transaction's price (a signed transaction's `price` covers every unit bought).
         public var priceMicros: Int64?
         public var currency: String?
+        /// Units bought (`quantity`), at least 1.
+        public var quantity: Int64
 
         public init(transactionId: String, purchasedAt: Millis, productId: String, priceMicros: Int64? = nil,
-                    currency: String? = nil) {
+                    currency: String? = nil, quantity: Int64 = 1) {
             self.transactionId = transactionId
             self.purchasedAt = purchasedAt
             self.productId = productId
             self.priceMicros = priceMicros
             self.currency = currency
+            self.quantity = quantity
         }
     }
 
@@ -266,7 +270,8 @@ public enum AppleFactCodec {
     /// The version of the row layout.
     /// 2: an upgraded transaction's period keeps its expiry, its cancellation is an ``AppleFactKind/upgrade`` row.
     /// 3: an offer of unstated kind is flagged `.introductory` + `.inferred`.
-    public static let version: Int64 = 3
+    /// 4: a one-time purchase's `quantity` above 1 in `detail`.
+    public static let version: Int64 = 4
 
     /// The row of `fact`, stated at `observedAt`.
     public static func encode(_ fact: AppleFact, observedAt: Millis) -> Fact {
@@ -285,7 +290,8 @@ public enum AppleFactCodec {
                        productId: p.productId, end: p.end, amountMicros: p.priceMicros, currency: p.currency, flags: flags)
         case .oneTime(let o):
             return row(AppleFactKind.oneTime, o.transactionId, at: o.purchasedAt, ref: o.transactionId,
-                       productId: o.productId, amountMicros: o.priceMicros, currency: o.currency)
+                       detail: o.quantity == 1 ? nil : String(o.quantity), productId: o.productId,
+                       amountMicros: o.priceMicros, currency: o.currency)
         case .revocation(let r):
             return row(AppleFactKind.revocation, r.subject, at: r.at, ref: r.transactionId, detail: String(r.share),
                        productId: r.productId)
@@ -322,8 +328,10 @@ public enum AppleFactCodec {
                                             upgraded: row.flags.contains(.upgraded)))
         case AppleFactKind.oneTime:
             guard let ref = row.ref else { return nil }
+            let quantity = row.detail.map { Int64($0) ?? 0 } ?? 1
+            guard quantity >= 1 else { return nil }
             return .oneTime(AppleFact.OneTime(transactionId: ref, purchasedAt: row.at, productId: row.productId ?? "",
-                                              priceMicros: row.amountMicros, currency: row.currency))
+                                              priceMicros: row.amountMicros, currency: row.currency, quantity: quantity))
         case AppleFactKind.revocation:
             guard let ref = row.ref else { return nil }
             return .revocation(AppleFact.Revocation(subject: row.subject, transactionId: ref, at: row.at,

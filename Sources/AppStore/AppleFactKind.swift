@@ -40,7 +40,7 @@ public enum AppleFactKind {
     /// `product_unavailable`, `other`, or the raw value when unknown.
     public static let expiry: Fact.Kind = "expiry"
     /// A consumable or non-consumable purchase. subject = ref = `transaction_id`, at = purchase time, productId,
-    /// amountMicros, currency as for ``period``.
+    /// amountMicros (the whole transaction's), currency as for ``period``; detail = `quantity` when above 1.
     public static let oneTime: Fact.Kind = "one_time"
     /// A currency the context of a record names (envelope `currency`). subject = `original_transaction_id`,
     /// at = the earliest purchase time in the record (else the statement time), currency.

@@ -300,6 +300,7 @@ public struct AppleHistoryBuilder: Sendable {
             if !stated.productId.isEmpty { purchase.productId = stated.productId }
             if let amount = stated.priceMicros { purchase.priceMicros = amount }
             if let currency = stated.currency { purchase.currency = currency }
+            purchase.quantity = stated.quantity
             byId[ref] = purchase
         }
         return byId.values.map { purchase in

@@ -32,6 +32,9 @@ struct AppleTransaction {
     var priceMicros: Int64?
     /// ISO 4217, as the payload states it; receipts carry none.
     var currency: String?
+    /// Units of a consumable bought in this transaction (`quantity`; 1 when absent), read for one-time products
+    /// only (a subscription's is always 1). A signed transaction's ``priceMicros`` is already the price of all.
+    var quantity: Int64 = 1
     /// `appAccountToken` of a signed payload.
     var appAccountToken: String?
 
@@ -79,6 +82,7 @@ struct AppleTransaction {
         trial = value["is_trial_period"]?.bool == true
         introductory = !trial && value["is_in_intro_offer_period"]?.bool == true
         webOrderLineItemId = value["web_order_line_item_id"]?.nonEmptyString
+        if expires == nil { quantity = try Self.quantity(value["quantity"], path: path, transactionId: transactionId) }
     }
 
     /// A signed transaction's payload at `path` (`data.signedTransactionInfo`, `signedTransactions[2]`; `""` for
@@ -121,6 +125,22 @@ struct AppleTransaction {
         offerKindUnstated = !trial && (1...3).contains(t["offerType"]?.int64 ?? 0) && (t["offerDiscountType"]?.isNull ?? true)
         webOrderLineItemId = t["webOrderLineItemId"]?.nonEmptyString
         appAccountToken = t["appAccountToken"]?.nonEmptyString
+        if expires == nil { quantity = try Self.quantity(t["quantity"], path: path, transactionId: transactionId) }
+    }
+
+    /// The largest `quantity` read: StoreKit sells at most 10 units of a consumable in one payment; far beyond
+    /// that a value is not a count but garbage, and multiplying a list price by it would invent revenue.
+    private static let largestQuantity: Int64 = 1_000
+
+    /// `quantity` (a number, or a numeric string in receipts): 1 when absent or null; an error when it is not a
+    /// count from 1 to ``largestQuantity``.
+    private static func quantity(_ value: JSON?, path: String, transactionId: String) throws(Rejection) -> Int64 {
+        guard let value, !value.isNull else { return 1 }
+        guard let quantity = value.int64, (1...largestQuantity).contains(quantity) else {
+            let stated = value.int64.map(String.init) ?? "a JSON \(JSON.typeName(value))"
+            throw .invalid("\(path.isEmpty ? "" : path + ".")quantity of transaction \(transactionId) is \(stated), not a count from 1 to \(largestQuantity)")
+        }
+        return quantity
     }
 
     /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its `upgrade`
@@ -139,8 +159,8 @@ struct AppleTransaction {
                 upgraded: upgraded)))
         } else {
             list.add(.oneTime(AppleFact.OneTime(transactionId: purchaseId, purchasedAt: originalPurchased ?? purchased,
-                                                productId: productId,
-                                                priceMicros: priceMicros, currency: currency)))
+                                                productId: productId, priceMicros: priceMicros,
+                                                currency: currency, quantity: quantity)))
         }
         if let revoked, upgraded, expires != nil {
             list.add(.upgrade(AppleFact.Upgrade(subject: subject, transactionId: transactionId, at: revoked)))

@@ -144,20 +144,27 @@ public struct OneTimePurchase: Sendable, Hashable {
     public var id: String
     public var productId: String
     public var purchasedAt: Millis
+    /// The whole purchase's price as the store stated it (Apple `price`, which covers every unit bought); `nil`
+    /// when the payload states none and the price list's unit price is used, times ``quantity``.
     public var priceMicros: Int64?
     public var currency: String?
+    /// Units bought in this one transaction (Apple and Google `quantity` of a consumable), at least 1.
+    public var quantity: Int64
     public var revokedAt: Millis?
     /// The share of the price refunded at ``revokedAt``, in thousandths of a percent (Apple
-    /// `revocationPercentage`, which a consumable's refund may state below 100000; else the whole).
+    /// `revocationPercentage`, which a consumable's refund may state below 100000; Google `voidedQuantity` of a
+    /// quantity-based partial refund over ``quantity``; else the whole).
     public var refundedPerHundredThousand: Int64
 
     public init(id: String, productId: String, purchasedAt: Millis, priceMicros: Int64? = nil,
-                currency: String? = nil, revokedAt: Millis? = nil, refundedPerHundredThousand: Int64 = 100_000) {
+                currency: String? = nil, quantity: Int64 = 1, revokedAt: Millis? = nil,
+                refundedPerHundredThousand: Int64 = 100_000) {
         self.id = id
         self.productId = productId
         self.purchasedAt = purchasedAt
         self.priceMicros = priceMicros
         self.currency = currency
+        self.quantity = quantity
         self.revokedAt = revokedAt
         self.refundedPerHundredThousand = refundedPerHundredThousand
     }

@@ -13,15 +13,17 @@ enum GoogleFact: Sendable, Hashable {
     case cancel(token: String, at: Millis, reason: Int?)
     /// A scheduled or current pause stated at `at`, resuming at `resumeAt`.
     case pause(token: String, at: Millis, resumeAt: Millis?)
-    /// A voided (refunded, charged back, revoked) order: `refundType` when sent.
-    case voided(token: String, at: Millis, order: String?, refundType: Int64?)
+    /// A voided (refunded, charged back, revoked) order: `refundType` when sent (1 full, 2 quantity-based
+    /// partial), and with a partial refund the units refunded (`voidedQuantity`).
+    case voided(token: String, at: Millis, order: String?, refundType: Int64?, quantity: Int64?)
     /// A subscription RTDN: its `notificationType` as sent (unknown numbers kept).
     case event(token: String, at: Millis, type: Int?, productId: String?)
     /// A one-time product RTDN: its `notificationType` (1 purchased, 2 canceled).
     case oneTimeEvent(token: String, at: Millis, type: Int?, productId: String?)
-    /// A one-time product purchase: `purchaseState` 0 purchased, 1 canceled, 2 pending; the currency from the
-    /// envelope (the price is never in the payload).
-    case oneTime(token: String, at: Millis, order: String?, purchaseState: Int?, productId: String?, currency: String?)
+    /// A one-time product purchase: `purchaseState` 0 purchased, 1 canceled, 2 pending; the units bought
+    /// (`quantity`, 1 when absent); the currency from the envelope (the price is never in the payload).
+    case oneTime(token: String, at: Millis, order: String?, purchaseState: Int?, quantity: Int64, productId: String?,
+                 currency: String?)
     /// The token continues the subscription of token `from` (`linkedPurchaseToken`).
     case link(token: String, at: Millis, from: String)
     /// The app's user id of the token (`obfuscatedExternalAccountId`, envelope `app_user_id`).
@@ -60,7 +62,8 @@ enum GoogleFact: Sendable, Hashable {
 enum GoogleFactCodec {
     /// The version of the row layout.
     /// 2: state rows carry `.paidOrder` and `.offer`.
-    static let version: Int64 = 2
+    /// 3: `one_time` and `voided` rows carry their quantities (``QuantifiedCode``).
+    static let version: Int64 = 3
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {
@@ -82,14 +85,16 @@ enum GoogleFactCodec {
             return row(GoogleFactKind.cancel, token, at: at, detail: reason.map(String.init))
         case .pause(let token, let at, let resumeAt):
             return row(GoogleFactKind.pause, token, at: at, end: resumeAt)
-        case .voided(let token, let at, let order, let refundType):
-            return row(GoogleFactKind.voided, token, at: at, ref: order, detail: refundType.map(String.init))
+        case .voided(let token, let at, let order, let refundType, let quantity):
+            return row(GoogleFactKind.voided, token, at: at, ref: order,
+                       detail: QuantifiedCode(value: refundType, quantity: quantity).code)
         case .event(let token, let at, let type, let productId):
             return row(GoogleFactKind.event, token, at: at, detail: type.map(String.init), productId: productId)
         case .oneTimeEvent(let token, let at, let type, let productId):
             return row(GoogleFactKind.oneTimeEvent, token, at: at, detail: type.map(String.init), productId: productId)
-        case .oneTime(let token, let at, let order, let purchaseState, let productId, let currency):
-            return row(GoogleFactKind.oneTime, token, at: at, ref: order, detail: purchaseState.map(String.init),
+        case .oneTime(let token, let at, let order, let purchaseState, let quantity, let productId, let currency):
+            return row(GoogleFactKind.oneTime, token, at: at, ref: order,
+                       detail: QuantifiedCode(value: purchaseState.map(Int64.init), quantity: quantity == 1 ? nil : quantity).code,
                        productId: productId, currency: currency)
         case .link(let token, let at, let from):
             return row(.link, token, at: at, ref: from)
@@ -120,14 +125,16 @@ enum GoogleFactCodec {
         case GoogleFactKind.pause:
             return .pause(token: token, at: row.at, resumeAt: row.end)
         case GoogleFactKind.voided:
-            return .voided(token: token, at: row.at, order: row.ref, refundType: row.detail.flatMap { Int64($0) })
+            guard let code = QuantifiedCode(code: row.detail) else { return nil }
+            return .voided(token: token, at: row.at, order: row.ref, refundType: code.value, quantity: code.quantity)
         case GoogleFactKind.event:
             return .event(token: token, at: row.at, type: row.detail.flatMap { Int($0) }, productId: row.productId)
         case GoogleFactKind.oneTimeEvent:
             return .oneTimeEvent(token: token, at: row.at, type: row.detail.flatMap { Int($0) }, productId: row.productId)
         case GoogleFactKind.oneTime:
-            return .oneTime(token: token, at: row.at, order: row.ref, purchaseState: row.detail.flatMap { Int($0) },
-                            productId: row.productId, currency: row.currency)
+            guard let code = QuantifiedCode(code: row.detail) else { return nil }
+            return .oneTime(token: token, at: row.at, order: row.ref, purchaseState: code.value.map { Int(truncatingIfNeeded: $0) },
+                            quantity: code.quantity ?? 1, productId: row.productId, currency: row.currency)
         case Fact.Kind.link:
             guard let from = row.ref else { return nil }
             return .link(token: token, at: row.at, from: from)

@@ -34,11 +34,13 @@ public enum GoogleFactKind {
     /// A scheduled or current pause: `at` = `observedAt`, `end` = the auto-resume time.
     public static let pause: Fact.Kind = "pause"
     /// A voided (refunded, charged back, revoked) order: `at` = `voidedTimeMillis` (or the voided-purchase
-    /// RTDN's event time), `ref` = its `orderId`, `detail` = `refundType` when sent.
+    /// RTDN's event time), `ref` = its `orderId`, `detail` = `refundType` when sent, then `;quantity=N` with a
+    /// `voidedQuantity` (`QuantifiedCode`).
     public static let voided: Fact.Kind = "voided"
     /// A one-time product purchase (`purchases.products.get`): `at` = `purchaseTimeMillis`, `ref` = `orderId`,
-    /// `detail` = `purchaseState` (0 purchased, 1 canceled, 2 pending), `currency` from the envelope; the price
-    /// is never in the payload (the price list supplies it).
+    /// `detail` = `purchaseState` (0 purchased, 1 canceled, 2 pending), then `;quantity=N` when more than one
+    /// unit was bought (`QuantifiedCode`), `currency` from the envelope; the price is never in the payload (the
+    /// price list supplies a unit's).
     public static let oneTime: Fact.Kind = "one_time"
     /// A one-time product RTDN: `at` = `eventTimeMillis`, `detail` = its `notificationType` (1 purchased,
     /// 2 canceled), `productId` = `sku`.

@@ -92,20 +92,28 @@ public struct GoogleHistoryBuilder: Sendable {
     }
 
     /// The one-time product bought with this token: from `purchases.products.get` showing it purchased
-    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by a voided purchase.
+    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by a voided purchase, at
+    /// the earliest one. Quantity-based partial refunds (`refundType` 2) refund the units their `voidedQuantity`
+    /// states, summed over the refunds and out of the units bought; any other void, or partial refunds none of
+    /// which states its units (a voided-purchase RTDN alone), refund the whole.
     func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
         guard !hasPeriods else { return [] }
         var purchase: OneTimePurchase?
         if let bought = token.oneTimes.filter({ $0.purchaseState == nil || $0.purchaseState == 0 }).min(by: { $0.at < $1.at }) {
             let currency = token.oneTimes.last { $0.currency != nil }?.currency
             purchase = OneTimePurchase(id: bought.order ?? token.token, productId: bought.productId ?? "",
-                                       purchasedAt: bought.at, currency: currency)
+                                       purchasedAt: bought.at, currency: currency, quantity: bought.quantity)
         } else if let event = token.oneTimeEvents.filter({ $0.type == 1 }).min(by: { $0.at < $1.at }) {
             purchase = OneTimePurchase(id: token.token, productId: event.productId ?? "", purchasedAt: event.at)
         }
         guard var purchase else { return [] }
-        for void in token.voids where void.order == nil || void.order == purchase.id || purchase.id == token.token {
-            purchase.revokedAt = min(purchase.revokedAt ?? void.at, void.at)
+        let voids = token.voids.filter { $0.order == nil || $0.order == purchase.id || purchase.id == token.token }
+        guard let first = voids.map(\.at).min() else { return [purchase] }
+        purchase.revokedAt = first
+        let partial = voids.allSatisfy { $0.refundType == 2 }
+        let refundedUnits = voids.compactMap(\.quantity).reduce(0, +)
+        if partial, refundedUnits > 0, refundedUnits < purchase.quantity {
+            purchase.refundedPerHundredThousand = refundedUnits * 100_000 / purchase.quantity
         }
         return [purchase]
     }

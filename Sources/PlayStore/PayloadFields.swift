@@ -46,6 +46,16 @@ struct PayloadFields {
         throw PayloadError(detail: "\(name(key)) is not an integer: \(JSONWriter.compact(value).prefix(80))")
     }
 
+    /// A count of units (`quantity`, `voidedQuantity`) from 1 to 1,000: far beyond what Play sells in one
+    /// purchase, a value is garbage, and multiplying a list price by it would invent revenue.
+    func quantity(_ key: String) throws(PayloadError) -> Int64? {
+        guard let value = try int64(key) else { return nil }
+        guard (1...1_000).contains(value) else {
+            throw PayloadError(detail: "\(name(key)) is \(value), not a count from 1 to 1000")
+        }
+        return value
+    }
+
     func requiredInt64(_ key: String) throws(PayloadError) -> Int64 {
         guard let value = try int64(key) else { throw PayloadError(detail: "\(name(key)) is missing") }
         return value

@@ -32,7 +32,8 @@ extension PlayStoreTranslator {
             let order = try voided.string("orderId") ?? envelope.orderId
             let refundType = try voided.int64("refundType")
             _ = try voided.int64("productType")
-            return .used(rows([.voided(token: token, at: eventTime, order: order, refundType: refundType)], observedAt: eventTime))
+            return .used(rows([.voided(token: token, at: eventTime, order: order, refundType: refundType, quantity: nil)],
+                              observedAt: eventTime))
         }
         return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification or testNotification")
     }

@@ -30,7 +30,10 @@ extension PlayStoreTranslator {
         _ = try item.millis("purchaseTimeMillis")
         let order = try item.string("orderId") ?? (single ? envelope.orderId : nil)
         let refundType = try item.int64("refundType")
-        return GoogleFactCodec.encode(.voided(token: token, at: voidedAt, order: order, refundType: refundType),
+        // Only a quantity-based partial refund (refundType 2) refunds part of the units; a full one refunds all.
+        let voidedQuantity = try item.quantity("voidedQuantity")
+        return GoogleFactCodec.encode(.voided(token: token, at: voidedAt, order: order, refundType: refundType,
+                                              quantity: refundType == 2 ? voidedQuantity : nil),
                                       observedAt: envelope.receivedAt ?? voidedAt)
     }
 
@@ -45,11 +48,11 @@ extension PlayStoreTranslator {
         if try body.int64("purchaseType") == 0 { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
         let purchaseState = try body.int64("purchaseState") ?? 0
         _ = try body.int64("consumptionState")
-        _ = try body.int64("quantity")
+        let quantity = try body.quantity("quantity") ?? 1
         let order = try body.string("orderId") ?? envelope.orderId
         let facts: [GoogleFact] = [.oneTime(token: token, at: purchasedAt, order: order,
-                                            purchaseState: Int(truncatingIfNeeded: purchaseState), productId: product,
-                                            currency: envelope.currency)]
+                                            purchaseState: Int(truncatingIfNeeded: purchaseState), quantity: quantity,
+                                            productId: product, currency: envelope.currency)]
             + userFacts(token: token, at: purchasedAt, accountId: try body.string("obfuscatedExternalAccountId"),
                         envelope: envelope)
         return .used(rows(facts, observedAt: observedAt))

@@ -21,12 +21,13 @@ struct TokenFacts {
     var start: Millis?
     /// Stated cancellations: (time, v1 `cancelReason`).
     var cancels: [(at: Millis, reason: Int?)] = []
-    /// Voided orders: (time, order id).
-    var voids: [(at: Millis, order: String?)] = []
+    /// Voided orders: (time, order id, `refundType`, units refunded by a quantity-based partial refund).
+    var voids: [(at: Millis, order: String?, refundType: Int64?, quantity: Int64?)] = []
     /// Tokens this one continues (`linkedPurchaseToken`).
     var linkedFrom: [String] = []
     /// `purchases.products.get` statements of the token's one-time product.
-    var oneTimes: [(at: Millis, order: String?, purchaseState: Int?, productId: String?, currency: String?)] = []
+    var oneTimes: [(at: Millis, order: String?, purchaseState: Int?, quantity: Int64, productId: String?,
+                    currency: String?)] = []
     /// One-time product RTDNs: (time, `notificationType`, product).
     var oneTimeEvents: [(at: Millis, type: Int?, productId: String?)] = []
     /// Some record showed this token is a test purchase (``Fact/Kind/testPurchase``).
@@ -50,12 +51,12 @@ struct TokenFacts {
                 start = min(start ?? at, at)
             case .cancel(_, let at, let reason):
                 cancels.append((at, reason))
-            case .voided(_, let at, let order, _):
-                voids.append((at, order))
+            case .voided(_, let at, let order, let refundType, let quantity):
+                voids.append((at, order, refundType, quantity))
             case .link(_, _, let from):
                 if from != token, !linkedFrom.contains(from) { linkedFrom.append(from) }
-            case .oneTime(_, let at, let order, let purchaseState, let productId, let currency):
-                oneTimes.append((at, order, purchaseState, productId, currency))
+            case .oneTime(_, let at, let order, let purchaseState, let quantity, let productId, let currency):
+                oneTimes.append((at, order, purchaseState, quantity, productId, currency))
             case .oneTimeEvent(_, let at, let type, let productId):
                 oneTimeEvents.append((at, type, productId))
             case .testPurchase:

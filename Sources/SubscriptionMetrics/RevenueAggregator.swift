@@ -91,8 +91,10 @@ struct RevenueAggregator: Sendable {
         }
         for purchase in history.purchases where purchase.purchasedAt <= timeline.asOf {
             let currency = purchase.currency ?? history.currencies.first
+            // A stated price is the whole purchase's; a listed one is a unit's.
             let micros = currency.flatMap { currency in
                 purchase.priceMicros ?? prices.priceMicros(platform: history.platform, productId: purchase.productId, currency: currency)
+                    .map { FullWidth.multiplyDivideRounded($0, purchase.quantity, 1) }
             }
             let purchaseSeries = series(purchase.productId, currency)
             update(purchase.purchasedAt, purchaseSeries) { counts in

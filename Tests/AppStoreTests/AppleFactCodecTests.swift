@@ -26,6 +26,8 @@ import Testing
         .expiry(AppleFact.Expiry(subject: "5000", at: 1_709_300_000_000, reason: .unknown("7"))),
         .currency(subject: "5000", at: 1_706_700_000_000, code: "USD"),
         .user(subject: "5000", at: 1_706_700_000_000, id: "7e3fb20b-4cdb-47cc-936d-99d65f608138"),
+        .oneTime(AppleFact.OneTime(transactionId: "7002", purchasedAt: 1_706_000_000_000, productId: "coins_100",
+                                   priceMicros: 2_970_000, currency: "EUR", quantity: 3)),
     ]
 
     @Test(arguments: facts)
@@ -44,6 +46,8 @@ import Testing
         #expect(expiry.detail == "price_increase" && expiry.end == 1_709_200_000_000)
         let status = AppleFactCodec.encode(Self.facts[6], observedAt: 0)
         #expect(status.kind == AppleFactKind.renewalStatus && status.flags == .on)
+        #expect(AppleFactCodec.encode(Self.facts[2], observedAt: 0).detail == nil)
+        #expect(AppleFactCodec.encode(Self.facts[12], observedAt: 0).detail == "3")
     }
 
     @Test func rowsOfOtherKindsOrMissingFieldsAreNotApplesFacts() {
@@ -51,5 +55,9 @@ import Testing
         #expect(AppleFactCodec.decode(Fact(platform: .apple, subject: "5000", kind: AppleFactKind.period, at: 0, observedAt: 0)) == nil)
         let google = Fact(platform: .google, subject: "tok", kind: AppleFactKind.user, at: 0, observedAt: 0, ref: "u")
         #expect(AppleFactCodec.decode(google) == nil)
+        for quantity in ["0", "-2", "two"] {
+            #expect(AppleFactCodec.decode(Fact(platform: .apple, subject: "7002", kind: AppleFactKind.oneTime, at: 0,
+                                               observedAt: 0, ref: "7002", detail: quantity)) == nil)
+        }
     }
 }

@@ -280,6 +280,34 @@ import Testing
         #expect(try expiry(intent: "7") == "7")
     }
 
+    /// `quantity` of a consumable, a numeric string in receipts: kept, and the history's purchase counts three
+    /// units. A quantity that is no count sets its entry aside as a part and the rest is used; a subscription
+    /// entry's quantity is not read (it is always 1, and nothing depends on it).
+    @Test func aConsumablesQuantityIsKeptAndAnImpossibleOneSetAside() throws {
+        let receipt = #"""
+        {"status": 0, "environment": "Production",
+         "receipt": {"receipt_type": "Production", "bundle_id": "com.example.app", "request_date_ms": "1709290000000",
+           "in_app": [
+             {"quantity": "3", "product_id": "coins_100", "transaction_id": "1000000700", "original_transaction_id": "1000000700",
+              "purchase_date_ms": "1705046400000", "is_trial_period": "false"},
+             {"quantity": "0", "product_id": "coins_100", "transaction_id": "1000000701", "original_transaction_id": "1000000701",
+              "purchase_date_ms": "1705046500000", "is_trial_period": "false"},
+             {"quantity": "x", "product_id": "premium_monthly", "transaction_id": "1000000800", "original_transaction_id": "1000000800",
+              "purchase_date_ms": "1704880800000", "expires_date_ms": "1705485600000", "is_trial_period": "false"}
+           ]}}
+        """#
+        let translation = translator.translate(try record(.appleVerifyReceipt, json: receipt))
+        guard case .used(let facts, let parts) = translation else {
+            Issue.record("not used: \(translation)")
+            return
+        }
+        #expect(parts.map(\.path) == ["receipt.in_app[1]"])
+        #expect(parts.first?.detail.contains("quantity of transaction 1000000701 is 0") == true)
+        #expect(facts.of(AppleFactKind.period).map(\.ref) == ["1000000800"])
+        let history = AppleHistoryBuilder().history(id: "1000000700", facts: facts.filter { $0.subject == "1000000700" })
+        #expect(history.purchases.map(\.quantity) == [3] && history.purchases.map(\.priceMicros) == [nil])
+    }
+
     @Test func brokenEntriesAreQuarantinedNotCrashed() throws {
         let noId = #"{"status": 0, "receipt": {"in_app": [{"product_id": "p", "purchase_date_ms": "1"}]}}"#
         #expect(translator.translate(try record(.appleVerifyReceipt, json: noId)).quarantineReason == .invalidPayload)

@@ -186,6 +186,19 @@ import Testing
         #expect(facts.of(AppleFactKind.period).isEmpty)
     }
 
+    /// A consumable bought three at a time: the signed `price` is already the three units' (Apple: "the total
+    /// amount of the transaction for the quantity the customer purchased"), kept as stated beside the quantity.
+    @Test func aConsumablesQuantityKeepsItsTotalPrice() throws {
+        let three = Self.transaction(id: "6001", product: "coins_100", type: "Consumable", expires: nil)
+            .replacingOccurrences(of: #""quantity":1"#, with: #""quantity":3"#)
+            .replacingOccurrences(of: #""price":4990"#, with: #""price":14970"#)
+        let facts = try notification("ONE_TIME_CHARGE", transaction: three, renewal: nil).facts
+        let purchase = try #require(facts.of(AppleFactKind.oneTime).first)
+        #expect(purchase.amountMicros == 14_970_000 && purchase.detail == "3")
+        let history = AppleHistoryBuilder().history(id: "6001", facts: facts)
+        #expect(history.purchases.map(\.quantity) == [3] && history.purchases.map(\.priceMicros) == [14_970_000])
+    }
+
     @Test func exclusionsAndRejections() throws {
         #expect(try notification("TEST", transaction: nil, renewal: nil) == .excluded(.test))
         #expect(try notification("DID_RENEW", environment: "Sandbox") == .excluded(.sandbox))

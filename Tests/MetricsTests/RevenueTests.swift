@@ -86,6 +86,28 @@ import Testing
         ])
     }
 
+    /// A consumable bought several at once: a listed price is a unit's, times the quantity; a stated price is
+    /// already the whole purchase's. A quarter of the units refunded by quantity refunds a quarter of the price.
+    @Test func quantitiesOfOneTimePurchases() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,coins_100,USD,0.99,
+            apple,coins_100,USD,0.99,
+            """)
+        let listed = SubscriptionHistory(platform: .google, id: "g", purchases: [
+            OneTimePurchase(id: "GPA.q", productId: "coins_100", purchasedAt: utc(2024, 1, 3), currency: "USD", quantity: 4,
+                            revokedAt: utc(2024, 1, 9), refundedPerHundredThousand: 25_000),
+        ])
+        let stated = SubscriptionHistory(platform: .apple, id: "a", purchases: [
+            OneTimePurchase(id: "a", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 2_970_000,
+                            currency: "USD", quantity: 3),
+        ])
+        #expect(try tables([listed, stated], asOf: utc(2024, 1, 31), prices: prices).revenueMonthly.map(line) == [
+            "2024-01,apple,coins_100,USD,2.97,0.00,2.97,1,0,0,0.00",
+            "2024-01,google,coins_100,USD,3.96,0.99,2.97,1,1,0,0.00",
+        ])
+    }
+
     /// `--currency USD --fx-rates`: each amount × the month's rate of its currency, USD itself at 1, and empty
     /// cells where the file has no rate.
     @Test func convertedColumns() throws {

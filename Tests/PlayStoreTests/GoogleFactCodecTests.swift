@@ -15,12 +15,14 @@ import Testing
         .start(token: "tok-1", at: 1_704_000_000_000, productId: "premium_monthly"),
         .cancel(token: "tok-1", at: 1_709_000_000_000, reason: 1),
         .pause(token: "tok-1", at: 1_709_300_000_000, resumeAt: 1_711_000_000_000),
-        .voided(token: "tok-1", at: 1_709_400_000_000, order: "GPA.3372-8841-2214-50781", refundType: 2),
-        .voided(token: "tok-2", at: 1_709_400_000_000, order: nil, refundType: nil),
+        .voided(token: "tok-1", at: 1_709_400_000_000, order: "GPA.3372-8841-2214-50781", refundType: 2, quantity: 1),
+        .voided(token: "tok-2", at: 1_709_400_000_000, order: nil, refundType: nil, quantity: nil),
         .event(token: "tok-1", at: 1_709_300_000_000, type: 20, productId: "premium_monthly"),
         .oneTimeEvent(token: "tok-3", at: 1_709_300_000_000, type: 1, productId: "coins_100"),
         .oneTime(token: "tok-3", at: 1_709_300_000_000, order: "GPA.1111-2222-3333-44444", purchaseState: 0,
-                 productId: "coins_100", currency: "USD"),
+                 quantity: 3, productId: "coins_100", currency: "USD"),
+        .oneTime(token: "tok-5", at: 1_709_300_000_000, order: nil, purchaseState: nil, quantity: 1,
+                 productId: "coins_100", currency: nil),
         .link(token: "tok-2", at: 1_709_300_000_000, from: "tok-1"),
         .user(token: "tok-1", at: 1_704_000_000_000, id: "user-9"),
         .testPurchase(token: "tok-4", at: 1_704_000_000_000),
@@ -39,8 +41,25 @@ import Testing
         #expect(state.flags == [.introductory, .on, .inferred] && state.ref == "GPA.3372-8841-2214-50781..2")
         let event = GoogleFactCodec.encode(Self.facts[6], observedAt: 0)
         #expect(event.kind == GoogleFactKind.event && event.detail == "20")
-        let link = GoogleFactCodec.encode(Self.facts[9], observedAt: 0)
+        let link = GoogleFactCodec.encode(Self.facts[10], observedAt: 0)
         #expect(link.kind == .link && link.subject == "tok-2" && link.ref == "tok-1")
+        #expect(GoogleFactCodec.encode(Self.facts[4], observedAt: 0).detail == "2;quantity=1")
+        #expect(GoogleFactCodec.encode(Self.facts[5], observedAt: 0).detail == nil)
+        #expect(GoogleFactCodec.encode(Self.facts[8], observedAt: 0).detail == "0;quantity=3")
+        #expect(GoogleFactCodec.encode(Self.facts[9], observedAt: 0).detail == nil)
+    }
+
+    /// Quantified codes as rows of ledgers before quantities were kept wrote them (the bare enum value) and as
+    /// they are written now; anything else is refused, so that the row is skipped instead of misread.
+    @Test func quantifiedCodesReadBackAndMalformedOnesAreRefused() {
+        #expect(QuantifiedCode(code: nil) == QuantifiedCode(value: nil, quantity: nil))
+        #expect(QuantifiedCode(code: "0") == QuantifiedCode(value: 0, quantity: nil))
+        #expect(QuantifiedCode(code: "7") == QuantifiedCode(value: 7, quantity: nil))
+        #expect(QuantifiedCode(code: "2;quantity=4") == QuantifiedCode(value: 2, quantity: 4))
+        #expect(QuantifiedCode(code: ";quantity=2") == QuantifiedCode(value: nil, quantity: 2))
+        for malformed in ["x", "0;", "0;quantity=", "0;quantity=0", "0;quantity=-1", "0;qty=2", "0;quantity=2;x"] {
+            #expect(QuantifiedCode(code: malformed) == nil, "\(malformed)")
+        }
     }
 
     @Test func rowsOfOtherKindsOrUnreadableStatesAreNotGooglesFacts() {

@@ -283,6 +283,59 @@ struct GoogleHistoryBuilderTests {
                                                       revokedAt: bought + day)])
         #expect(history.currencies == ["EUR"])
     }
+
+    /// A multi-quantity purchase (`quantity` 4, sent as Google's int64 string) and two quantity-based partial
+    /// refunds (`refundType` 2, `voidedQuantity` 1 each), one also announced by a voided-purchase RTDN (which
+    /// states no units): half the units refunded, at the first refund.
+    @Test func quantitiesAndPartialRefundsOfAOneTimeProduct() throws {
+        var archive = Archive()
+        let bought = ms("2024-03-04T12:00:00Z"), first = bought + day, second = bought + 3 * day
+        archive.add(try record(.googleProductV1, """
+            {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\(bought)","purchaseState":0,"consumptionState":0,\
+            "orderId":"GPA.7","quantity":"4","refundableQuantity":4,"regionCode":"US"}
+            """, receivedAt: bought + 5_000, token: "qtok", product: "coins_100", currency: "USD"))
+        archive.add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(first)",\
+            "voidedPurchaseNotification":{"purchaseToken":"qtok","orderId":"GPA.7","productType":2,"refundType":2}}
+            """, receivedAt: first))
+        for at in [first, second] {
+            archive.add(try record(.googleVoidedPurchase, """
+                {"kind":"androidpublisher#voidedPurchase","purchaseToken":"qtok","purchaseTimeMillis":"\(bought)",\
+                "voidedTimeMillis":"\(at)","orderId":"GPA.7","voidedSource":0,"voidedReason":1,"refundType":2,"voidedQuantity":1}
+                """, receivedAt: second + day))
+        }
+        #expect(archive.failures.isEmpty)
+        let history = builder.history(id: "qtok", facts: archive.facts)
+        #expect(history.purchases == [OneTimePurchase(id: "GPA.7", productId: "coins_100", purchasedAt: bought, currency: "USD",
+                                                      quantity: 4, revokedAt: first, refundedPerHundredThousand: 50_000)])
+
+        // Partial refunds that never say how many units (a voided-purchase RTDN alone) refund the whole.
+        var unstated = Archive()
+        unstated.add(try record(.googleProductV1, """
+            {"purchaseTimeMillis":"\(bought)","purchaseState":0,"orderId":"GPA.8","quantity":3}
+            """, receivedAt: bought, token: "u", product: "coins_100"))
+        unstated.add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(first)",\
+            "voidedPurchaseNotification":{"purchaseToken":"u","orderId":"GPA.8","productType":2,"refundType":2}}
+            """, receivedAt: first))
+        let whole = builder.history(id: "u", facts: unstated.facts).purchases
+        #expect(whole.map(\.quantity) == [3] && whole.map(\.refundedPerHundredThousand) == [100_000])
+    }
+
+    /// A quantity that is no count of units is quarantined with the record, naming the field; null reads as 1.
+    @Test(arguments: ["0", "-1", "\"1001\"", "\"many\"", "{}"])
+    func anImpossibleQuantityIsQuarantined(_ quantity: String) throws {
+        let translator = PlayStoreTranslator(packageNames: [package], times: testTimes)
+        let json = #"{"purchaseTimeMillis":"1709553600000","purchaseState":0,"quantity":"# + quantity + "}"
+        let translation = translator.translate(try record(.googleProductV1, json, token: "t", product: "p"))
+        guard case .quarantined(let reason, let detail) = translation else {
+            Issue.record("used: \(translation)")
+            return
+        }
+        #expect(reason == .invalidPayload && detail.contains("quantity"))
+        let null = #"{"purchaseTimeMillis":"1709553600000","purchaseState":0,"quantity":null}"#
+        #expect(usedFacts(translator.translate(try record(.googleProductV1, null, token: "t", product: "p"))).first?.detail == "0")
+    }
 }
 
 struct GoogleGraceTrapTests {
