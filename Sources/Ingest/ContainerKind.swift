@@ -35,6 +35,8 @@ enum ContainerKind: Sendable, Hashable {
             return .success(.zip)
         }
         if bytes.count >= 512, TarHeader(Array(bytes[..<512])) != nil { return .success(.tar) }
+        // Two zero blocks are a tar's end: an empty archive (what `tar` writes for a day with nothing to pack).
+        if bytes.count >= 1024, bytes[..<1024].allSatisfy({ $0 == 0 }) { return .success(.tar) }
         let lower = name.lowercased()
         let namedLines = lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl"), namedJSON = lower.hasSuffix(".json")
         switch firstMeaningfulByte(bytes) {

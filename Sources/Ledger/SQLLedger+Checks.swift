@@ -9,9 +9,17 @@ extension SQLLedger {
     /// ingest and report run it when they open the ledger, so that a damaged ledger stops them with a message
     /// before a number is taken from it or written into it.
     /// - Throws: ``LedgerError/Kind/damaged`` with what was found and how to recover.
+    /// The engine's findings are its own words (pages and cells): the message counts them and the error's detail,
+    /// logged with `--log-level debug`, lists them.
     public func quickCheck() throws(LedgerError) {
-        var problems = try structuralProblems(thorough: false)
-        if problems.isEmpty { problems = try broken(LedgerSchema.constraintChecks) }
+        let structural = try structuralProblems(thorough: false)
+        guard structural.isEmpty else {
+            throw LedgerError(kind: .damaged, path: location,
+                              message: "the ledger is damaged (the database's own check of its file found "
+                                  + "\(structural.count == 1 ? "a problem" : "\(structural.count) problems"))" + recovery,
+                              detail: structural.joined(separator: "; "))
+        }
+        let problems = try broken(LedgerSchema.constraintChecks)
         guard problems.isEmpty else {
             let found = problems.prefix(3).joined(separator: "; ")
             throw LedgerError(kind: .damaged, path: location, message: "the ledger is damaged (\(found))" + recovery)

@@ -85,13 +85,13 @@ final class SQLiteConnection {
     }
 
     /// The error for an SQLite result code: `SQLITE_CORRUPT` (a broken page met while reading or writing) is
-    /// ``LedgerError/Kind/damaged``, with how to recover; anything else keeps its code. `detail` (the statement)
-    /// is for the log, never the message (`cli.md`: no SQL in messages).
+    /// ``LedgerError/Kind/damaged``, with how to recover; anything else keeps its code. `detail` (SQLite's words
+    /// and the statement) is for the log, never the message (`cli.md`: no SQL in messages).
     static func failure(_ code: Int32, path: String, message: String, detail: String? = nil) -> LedgerError {
         if code & 0xFF == SQLITE_CORRUPT {
-            let found = String(cString: sqlite3_errstr(code))
-            return LedgerError(kind: .damaged, path: path, message: "the ledger is damaged (SQLite: \(found))"
-                               + SQLiteLedger.recovery(path), detail: detail)
+            let found = "SQLite: " + String(cString: sqlite3_errstr(code))
+            return LedgerError(kind: .damaged, path: path, message: "the ledger is damaged (a page of its file is unreadable)"
+                               + SQLiteLedger.recovery(path), detail: [found, detail].compactMap { $0 }.joined(separator: "; "))
         }
         return LedgerError(kind: .sqlite(code: code), path: path, message: message, detail: detail)
     }

@@ -138,7 +138,15 @@ extension PlayStoreTranslator {
         }
         let item = items.first { $0.productId != nil && $0.productId == envelope.productId } ?? items.first
         guard let (token, product) = context(envelope, productFromBody: item?.productId) else {
-            return .quarantined(.missingContext, detail: "a v2 subscription resource needs purchase_token in its envelope")
+            // Say what is missing: the token, or a product (a readable line item's, else the envelope's), and
+            // why no line item gave one.
+            if envelope.purchaseToken?.isEmpty ?? true {
+                return .quarantined(.missingContext, detail: "a v2 subscription resource needs purchase_token in its envelope")
+            }
+            if let unreadable = parts.parts.first {
+                return .quarantined(unreadable.reason, detail: unreadable.detail + ", and the envelope names no subscription_id")
+            }
+            return .quarantined(.missingContext, detail: "a v2 subscription resource needs a product: lineItems[].productId, or subscription_id in its envelope")
         }
         let stateName = try body.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
         let start = try body.time("startTime")

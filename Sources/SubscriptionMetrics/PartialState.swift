@@ -99,7 +99,12 @@ public struct PartialState: Sendable {
     /// Adds `other` (another slice of the same report) to this one: the engines merge, the coverage is the union.
     /// Throws, changing nothing, when a context value or an option differs or when the coverages overlap.
     public mutating func merge(_ other: PartialState) throws(PartialStateError) {
-        for key in Set(context.keys).union(other.context.keys).sorted() where context[key] != other.context[key] {
+        // The shorter values first (the ledger's id before the statistics of its ingest): the difference named
+        // is the one that says most, and reads in a line.
+        let keys = Set(context.keys).union(other.context.keys).sorted {
+            ((context[$0] ?? "").count, $0) < ((context[$1] ?? "").count, $1)
+        }
+        for key in keys where context[key] != other.context[key] {
             throw .contextDiffers(key: key, ours: context[key], theirs: other.context[key])
         }
         for ours in coverage {

@@ -23,6 +23,11 @@ public enum PartialStateError: Error, CustomStringConvertible, Sendable, Equatab
         case .damaged(let reason):
             return "is damaged (\(reason)): compute that slice again"
         case .contextDiffers(let key, let ours, let theirs):
+            // A long value (the statistics of an ingest, as JSON) is not worth quoting: the key says what differs.
+            guard (ours ?? "").count <= 80, (theirs ?? "").count <= 80 else {
+                return "comes from another \(key) (the ledger changed between the slices, or they read two ledgers): "
+                    + "compute every slice again from one ledger with no ingest running"
+            }
             return "comes from another \(key) (\(theirs ?? "none") where the others have \(ours ?? "none"))"
         case .overlappingCoverage(let range):
             return "covers slices \(range.lowerBound)..<\(range.upperBound) that another partial covers too"

@@ -38,7 +38,7 @@ extension ReportOptions {
         }
         if timeZone.identifier != other.timeZone.identifier {
             return MetricsMergeError(option: "--timezone",
-                                     detail: "\(timeZone.identifier) here, \(other.timeZone.identifier) in the other")
+                                     detail: "\(timeZone.reportName) here, \(other.timeZone.reportName) in the other")
         }
         if let detail = prices.firstDifference(from: other.prices) {
             return MetricsMergeError(option: "--prices", detail: detail)

@@ -34,6 +34,19 @@ struct LedgerOptions: ParsableArguments {
             throw CommandFailure.ledger(error)
         }
     }
+
+    /// Checks that the ledger exists, for a command that rebuilds one but never creates it (`reprocess`): a
+    /// missing, empty or foreign ledger is a usage error (exit 2), as for the commands that read; one that
+    /// needs upgrading is what such a command is for.
+    func requireExisting() throws {
+        do {
+            _ = try location.open(.readOnly)
+        } catch where error.kind == .needsReprocess {
+            return
+        } catch {
+            throw CommandFailure.ledger(error)
+        }
+    }
 }
 
 extension InputPath {

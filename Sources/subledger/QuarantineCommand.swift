@@ -40,6 +40,9 @@ struct QuarantineCommand: LoggingCommand {
 
     func run() throws {
         let store = try ledger.openForReading()
+        // The listing reads the quarantine table only, which a damaged file may leave readable: checked first,
+        // as a report checks, so that a damaged ledger is exit 2 here too and not a listing that looks whole.
+        do { try store.quickCheck() } catch { throw CommandFailure.ledger(error) }
         var output: FileHandle = .standardOutput
         // An export is written to a hidden file beside it and renamed into place once complete, so that a
         // failure (exit 3) leaves no half-written export (cli.md).

@@ -51,6 +51,10 @@ struct ReportCommand: LoggingCommand {
     func validate() throws {
         if shard != nil, partial == nil { throw ValidationError("--shard K/N needs --partial FILE (where the slice's state goes)") }
         if partial != nil, shard == nil { throw ValidationError("--partial FILE needs --shard K/N (which slice to compute)") }
+        var isDirectory: ObjCBool = false
+        if let partial, FileManager.default.fileExists(atPath: partial, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("--partial \(partial) is a folder: give the slice's file, e.g. \(partial)/part-1")
+        }
         if !merge.isEmpty, shard != nil { throw ValidationError("--merge combines slices already computed: give it without --shard") }
         if let shard, Self.slice(shard) == nil {
             throw ValidationError("--shard '\(shard)' is not K/N with 1 <= K <= N <= \(LedgerBucket.count), e.g. 2/4")

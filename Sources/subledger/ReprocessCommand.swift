@@ -39,6 +39,7 @@ struct ReprocessCommand: LoggingCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
+        try ledger.requireExisting()
         let times = PlausibleTimes.ofThisRun()
         let job = ReprocessJob(ledger: ledger.location, parser: RecordParser(times: times),
                                translator: try verification.makeTranslator(times: times), progress: progress)
@@ -69,11 +70,14 @@ struct ReprocessCommand: LoggingCommand {
 }
 
 extension ReprocessOutcome {
-    /// What a reprocess did, in a few lines for people.
+    /// What a reprocess did, in a few lines for people. The split is by what each record's own payload says:
+    /// `status` (and `--json`) also count as excluded the records of a subscription another record shows to be
+    /// a test purchase, which the line says rather than read the whole ledger again.
     var summaryLines: [String] {
         let counts = records
         var lines = ["reprocess (\(scope.rawValue)): \(counts.read) records translated again = \(counts.used) used + "
-                     + "\(counts.duplicate) duplicate + \(counts.excluded) excluded + \(counts.quarantined) quarantined; "
+                     + "\(counts.duplicate) duplicate + \(counts.excluded) excluded + \(counts.quarantined) quarantined, "
+                     + "each by its own payload (`subledger status` counts the records of test purchases as excluded); "
                      + "\(released) released from the quarantine"]
         if reread.files > 0 {
             lines.append("reprocess: \(reread.files) archives read again for records kept without their payload")

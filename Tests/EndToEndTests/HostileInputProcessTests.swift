@@ -143,7 +143,24 @@ import Glibc
         let verify = try Self.run(["status", "--db", "l.sqlite", "--verify"], in: directory, tag: "verify")
         #expect(verify.status == 2)
         #expect(verify.stderr.contains("1 row(s) break the rule: a record's outcome is used or excluded"))
+        let quarantine = try Self.run(["quarantine", "--db", "l.sqlite"], in: directory, tag: "quarantine-damaged")
+        #expect(quarantine.status == 2, "the listing would look whole: \(quarantine.stderr)")
+        #expect(quarantine.stderr.contains("the ledger is damaged"))
         #expect(!verify.stderr.contains("Fatal error") && !report.stderr.contains("Fatal error"))
+    }
+
+    /// `reprocess` rebuilds a ledger and never creates one: a mistyped --db, a missing or empty file, is exit 2
+    /// as for `report`, and leaves nothing behind.
+    @Test func reprocessOfALedgerThatIsNotThereIsAUsageError() throws {
+        let directory = try TemporaryDirectory()
+        FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: Data())
+        for database in ["nothere.sqlite", "empty.sqlite"] {
+            let reprocess = try Self.run(["reprocess", "--db", database], in: directory, tag: "reprocess-\(database)")
+            #expect(reprocess.status == 2, "\(database): \(reprocess.stderr)")
+            #expect(reprocess.stderr.contains(database))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("nothere.sqlite")))
+        #expect(FileManager.default.contents(atPath: directory.file("empty.sqlite"))?.isEmpty == true)
     }
 
     /// An epoch-millisecond --as-of beyond the year 9999 is a typo (a report up to it would build a row per month).

@@ -51,6 +51,26 @@ struct ReprocessProcessTests {
         #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest)
     }
 
+    /// A backend that polls `subscriptions.get` daily logs the same resource with a new `received_at` each day.
+    /// Each fetch is its own record (its facts are dated by the fetch), so the ledger keeps every copy and a
+    /// reprocess rebuilds exactly the facts the ingest wrote; only a copy logged at the same instant is a
+    /// duplicate.
+    @Test func aResourceFetchedDailyIsRebuiltFactForFact() throws {
+        let workspace = try TemporaryDirectory()
+        let body = #"{"kind":"androidpublisher#subscriptionPurchase","startTimeMillis":"1709294400000","expiryTimeMillis":"1711972800000","autoRenewing":true,"paymentState":1,"orderId":"GPA.1-2-3-4","priceAmountMicros":"4990000","priceCurrencyCode":"USD"}"#
+        let lines = ["2024-03-01T12:00:00Z", "2024-03-02T12:00:00Z", "2024-03-02T12:00:00.000Z", "2024-03-03T12:00:00Z"].map {
+            #"{"received_at":"\#($0)","source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","package_name":"com.example.app","body":\#(body)}"#
+        }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: workspace.file("polls.ndjson")))
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--json", "polls.ndjson"], in: workspace, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        #expect(ingest.stdout.contains(#""read":4,"used":3,"duplicate":1"#), "\(ingest.stdout)")
+        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite"], in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 0, "\(reprocess.stderr)")
+        #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest)
+    }
+
     /// (b) Records quarantined for a wrong root or bundle id are released by `reprocess --quarantined` with the
     /// right option; the reports then equal a clean ingest's.
     @Test func quarantinedRecordsAreReleasedWithTheRightOptions() throws {

@@ -86,19 +86,33 @@ struct SlicedReportProcessTests {
         }
         _ = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--shard", "2/3", "--partial", "utc-2",
                                       "--prices", "sim/prices.csv"], in: workspace, tag: "utc")
+        // The same ledger after a change (its forged notifications... all of Apple's V2 quarantined, for want of
+        // the test root): a slice of it belongs with none of the others.
+        try FileManager.default.copyItem(atPath: workspace.file("l.sqlite"), toPath: workspace.file("changed.sqlite"))
+        _ = try SubledgerProcess.run(["reprocess", "--db", "changed.sqlite"], in: workspace, tag: "change")
+        _ = try SubledgerProcess.run(["report", "--db", "changed.sqlite", "--shard", "2/3", "--partial", "changed-2"] + Self.options,
+                                     in: workspace, tag: "changed")
         let cases: [(files: [String], options: [String], message: String)] = [
             (["part-1", "part-3"], Self.options, "leave buckets 341..<682 out"),
             (["part-1", "part-2", "part-2", "part-3"], Self.options, "covers slices 341..<682 that another partial covers too"),
-            (["part-1", "utc-2", "part-3"], Self.options, "--timezone"),
-            (["part-1", "part-2", "part-3"], ["--prices", "sim/prices.csv"], "--timezone"),
+            (["part-1", "utc-2", "part-3"], Self.options, "computed with another --timezone: Asia/Tokyo here, UTC in the other"),
+            (["part-1", "part-2", "part-3"], ["--prices", "sim/prices.csv"], "computed with another --timezone: UTC here, Asia/Tokyo"),
             (["part-1", "sim/prices.csv"], Self.options, "is not a subledger partial-state file"),
+            (["part-1", "changed-2", "part-3"], Self.options,
+             "changed-2 comes from another ingest (the ledger changed between the slices, or they read two ledgers)"),
         ]
         for (files, options, message) in cases {
             let merge = try SubledgerProcess.run(["report", "--merge"] + files + ["--out", "refused"] + options,
                                                  in: workspace, tag: "refused")
             #expect(merge.status == 2, "\(files): \(merge.stderr)")
             #expect(merge.stderr.contains(message), "\(files): \(merge.stderr)")
+            #expect(!merge.stderr.contains("{"), "no JSON in a message: \(merge.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: workspace.file("refused/summary.json")))
+        // A folder given as the partial's file is named as such.
+        try FileManager.default.createDirectory(atPath: workspace.file("adir"), withIntermediateDirectories: false)
+        let folder = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--shard", "1/3", "--partial", "adir"] + Self.options,
+                                              in: workspace, tag: "folder")
+        #expect(folder.status == 2 && folder.stderr.contains("--partial adir is a folder"), "\(folder.stderr)")
     }
 }

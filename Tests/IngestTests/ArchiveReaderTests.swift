@@ -248,6 +248,17 @@ import Testing
         }
     }
 
+    /// An empty archive (`tar cf e.tar -T /dev/null`, ten zero blocks), plain or gzipped: a day with nothing to
+    /// pack is read as nothing, not skipped as garbage (which made every nightly run exit 1).
+    @Test func anEmptyTarIsAnArchiveOfNothing() throws {
+        let folder = try TemporaryFolder()
+        let empty = [UInt8](repeating: 0, count: 10_240)
+        for (name, bytes) in [("empty.tar", empty), ("empty.tgz", try GzipWriter.gzip(empty))] {
+            let result = try readAll(try folder.write(name, bytes))
+            #expect(result.records.isEmpty && result.damages.isEmpty, "\(name)")
+        }
+    }
+
     @Test func truncatedTarKeepsEarlierMembers() throws {
         let folder = try TemporaryFolder()
         let tar = TarBuilder.archive([

@@ -14,6 +14,9 @@ import Testing
         (Array("PK\u{05}\u{06}".utf8) + [UInt8](repeating: 0, count: 18), "empty.zip", .zip),
         (tar, "events.json", .tar),
         (tar, "noname", .tar),
+        // An empty archive (`tar cf e.tar -T /dev/null`: ten zero blocks) is a tar of nothing, not garbage.
+        ([UInt8](repeating: 0, count: 10_240), "2024-03-01.tar", .tar),
+        ([UInt8](repeating: 0, count: 4_096), "noname", .tar),
         // JSON text: the name's layout, else `[` is an array and anything else a record per line.
         (Array(#"{"a":1}"#.utf8), "one.json", .json),
         (Array(#"[{"a":1}]"#.utf8), "lines.ndjson", .lines),

@@ -84,8 +84,11 @@ import Testing
             try reopened.quickCheck()
         } throws: { error in
             guard let error = error as? LedgerError, error.kind == .damaged else { return false }
-            // SQLite's own message: its check either lists the broken page or fails on it.
-            return error.message.hasPrefix("the ledger is damaged (SQLite")
+            // SQLite's check either lists the broken page or fails on it; its own words are the detail, for the
+            // log, and the message says what happened and what to do.
+            return (error.message.hasPrefix("the ledger is damaged (the database's own check of its file found")
+                    || error.message.hasPrefix("the ledger is damaged (a page of its file is unreadable)"))
+                && error.detail?.contains("SQLite") == true && !error.message.contains("SQLite")
                 && error.message.hasSuffix("move \(path) aside and run `subledger ingest` on all of them with a new --db")
         }
         #expect {

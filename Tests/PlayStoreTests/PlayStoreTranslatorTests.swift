@@ -199,6 +199,20 @@ struct SubscriptionResourceTests {
         #expect(reason(translator.translate(try record(.googleProductV1, product, token: "t"))) == .missingContext)
     }
 
+    /// A v2 resource with its token but no product anywhere (`lineItems` null, or its only line item unreadable,
+    /// and no `subscription_id`) is quarantined naming what is missing, not the token it has.
+    @Test func aV2ResourceWithoutAProductSaysSo() throws {
+        func detail(_ body: String) throws -> String? {
+            guard case .quarantined(_, let detail) = translator.translate(try record(.googleSubscriptionV2, body, token: "tok-x")) else { return nil }
+            return detail
+        }
+        let noItems = #"{"subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","startTime":"2024-01-01T00:00:00Z","lineItems":null}"#
+        #expect(try detail(noItems) == "a v2 subscription resource needs a product: lineItems[].productId, or subscription_id in its envelope")
+        let badItem = #"{"subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","startTime":"2024-01-01T00:00:00Z","lineItems":[{"productId":"p","expiryTime":"tomorrow"}]}"#
+        let said = try #require(try detail(badItem))
+        #expect(said.contains("lineItems[0].expiryTime") && said.hasSuffix(", and the envelope names no subscription_id"), "\(said)")
+    }
+
     /// `purchaseType` 0 ("Test (i.e. purchased from a license testing account)", purchases.subscriptions and
     /// purchases.products in Google's androidpublisher reference) and v2 `testPurchase: {}`: excluded, with the
     /// marker that makes every other record of the token excluded too.
