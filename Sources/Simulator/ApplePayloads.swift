@@ -69,7 +69,7 @@ struct ApplePayloads {
     /// A consumable entry: no `expires_date*`, no `web_order_line_item_id`.
     private func consumableEntry(_ purchase: TimelineOneTimePurchase, index: Int) -> JSONValue {
         .object([
-            ("quantity", .string("1")),
+            ("quantity", .string(String(purchase.quantity))),
             ("product_id", .string(purchase.product)),
             ("transaction_id", .string(String((Int64(originalId) ?? 0) + 500 + Int64(index)))),
             ("original_transaction_id", .string(String((Int64(originalId) ?? 0) + 500 + Int64(index)))),

@@ -234,7 +234,7 @@ struct GooglePayloads {
     }
 
     /// A `purchases.products.get` body (`ProductPurchase`) of a one-time product.
-    static func productPurchase(orderId: String, at: Int64, region: String, test: Bool) -> JSONValue {
+    static func productPurchase(orderId: String, at: Int64, quantity: Int64, region: String, test: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("kind", .string("androidpublisher#productPurchase")),
             ("purchaseTimeMillis", .string(String(at))),
@@ -244,7 +244,7 @@ struct GooglePayloads {
             ("orderId", .string(orderId)),
             ("acknowledgementState", .int(1)),
             ("regionCode", .string(region)),
-            ("quantity", .int(1)),
+            ("quantity", .int(Int(quantity))),
         ]
         if test { members.append(("purchaseType", .int(0))) }
         return .object(members)

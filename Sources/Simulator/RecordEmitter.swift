@@ -296,7 +296,8 @@ struct RecordEmitter {
         let token = "otp\(index)" + subscription.timeline.id.prefix(20) + rng.hex(24)
         let orderId = (subscription.orderBases[subscription.timeline.id] ?? "GPA.33")
             .replacingOccurrences(of: "GPA.33", with: "GPA.44") + "-\(index)"
-        let body = GooglePayloads.productPurchase(orderId: orderId, at: purchase.at, region: region, test: subscription.isTest)
+        let body = GooglePayloads.productPurchase(orderId: orderId, at: purchase.at, quantity: purchase.quantity, region: region,
+                                                  test: subscription.isTest)
         let record = envelope(receivedAt: purchase.at + 10 * RecordEmitter.second, source: "google.product.v1",
                               context: [("purchase_token", .string(token)), ("product_id", .string(purchase.product)),
                                         ("package_name", .string(GooglePayloads.packageName)),

@@ -180,8 +180,12 @@ struct SubscriberGenerator: Sendable {
                 for _ in 0..<(1 + Int(rng.next() % 2)) {
                     let at = randomInstant(after: begin, before: min(horizon, begin + 120 * day), rng: &rng)
                     guard at <= horizon, let price = catalog.coins.prices[subscription.currency] else { continue }
+                    // One purchase in five is of three units at once, chosen by its instant so that the random
+                    // stream (and every other draw of a seed) stays as it was.
+                    let quantity: Int64 = at % 5 == 0 ? 3 : 1
                     subscription.timeline.oneTimePurchases.append(TimelineOneTimePurchase(
-                        product: catalog.coins.id, at: at, priceMicros: price, currency: subscription.currency))
+                        product: catalog.coins.id, at: at, quantity: quantity, priceMicros: price * quantity,
+                        currency: subscription.currency))
                     event(at, .oneTime(index: subscription.timeline.oneTimePurchases.count - 1))
                 }
             }

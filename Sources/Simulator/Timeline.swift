@@ -51,10 +51,12 @@ struct TimelineEpisode: Sendable {
     var outcome: Outcome
 }
 
-/// A consumable / one-time product bought at `at` (ms UTC) for `priceMicros` of `currency`.
+/// A consumable / one-time product bought at `at` (ms UTC): `quantity` units for `priceMicros` of `currency` in
+/// all (the unit price times the quantity).
 struct TimelineOneTimePurchase: Sendable {
     var product: String
     var at: Int64
+    var quantity: Int64
     var priceMicros: Int64
     var currency: String
 }
