@@ -306,8 +306,7 @@ public struct AppleHistoryBuilder: Sendable {
         return byId.values.map { purchase in
             var purchase = purchase
             if let cancellation = cancellations[purchase.id] {
-                purchase.revokedAt = cancellation.at
-                purchase.refundedPerHundredThousand = cancellation.share
+                purchase.refunds = [OneTimePurchase.Refund(at: cancellation.at, parts: cancellation.share, whole: 100_000)]
             }
             return purchase
         }.sorted { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }

@@ -150,22 +150,32 @@ public struct OneTimePurchase: Sendable, Hashable {
     public var currency: String?
     /// Units bought in this one transaction (Apple and Google `quantity` of a consumable), at least 1.
     public var quantity: Int64
-    public var revokedAt: Millis?
-    /// The share of the price refunded at ``revokedAt``, in thousandths of a percent (Apple
-    /// `revocationPercentage`, which a consumable's refund may state below 100000; Google `voidedQuantity` of a
-    /// quantity-based partial refund over ``quantity``; else the whole).
-    public var refundedPerHundredThousand: Int64
+    /// What was given back, each refund at its own time, in time order; together never more than the price.
+    public var refunds: [Refund]
+
+    /// One refund of part or all of a purchase: `parts` / `whole` of its price, at `at` (ms, UTC). Apple states
+    /// a share in thousandths of a percent (`revocationPercentage` / 100000), Google the units of a
+    /// quantity-based partial refund (`voidedQuantity` / the quantity bought); a refund of everything is 1 / 1.
+    public struct Refund: Sendable, Hashable {
+        public var at: Millis
+        public var parts: Int64
+        public var whole: Int64
+
+        public init(at: Millis, parts: Int64 = 1, whole: Int64 = 1) {
+            self.at = at
+            self.parts = parts
+            self.whole = whole
+        }
+    }
 
     public init(id: String, productId: String, purchasedAt: Millis, priceMicros: Int64? = nil,
-                currency: String? = nil, quantity: Int64 = 1, revokedAt: Millis? = nil,
-                refundedPerHundredThousand: Int64 = 100_000) {
+                currency: String? = nil, quantity: Int64 = 1, refunds: [Refund] = []) {
         self.id = id
         self.productId = productId
         self.purchasedAt = purchasedAt
         self.priceMicros = priceMicros
         self.currency = currency
         self.quantity = quantity
-        self.revokedAt = revokedAt
-        self.refundedPerHundredThousand = refundedPerHundredThousand
+        self.refunds = refunds
     }
 }

@@ -4,7 +4,8 @@
 /// Honoured: 512-byte headers with verified checksums, ustar `prefix`, pax extended headers (`path`), GNU
 /// `././@LongLink` long names, octal and base-256 sizes, padding to 512 bytes. Directories, links and devices are
 /// skipped. Damage inside one member (say a cut gzip) is recorded and the member skipped; a cut or corrupt
-/// header ends the archive, with every member before it kept.
+/// header ends the archive, with every member before it kept, and so does anything but zeros after the
+/// end-of-archive marker (an archive whose first blocks were zeroed reads as an empty one otherwise).
 struct TarStage: StreamStage {
     typealias MemberStages = (_ path: String) -> any StreamStage
 
@@ -56,7 +57,15 @@ struct TarStage: StreamStage {
             let available = bytes.count - index
             switch state {
             case .end:
-                return
+                // Writers pad past the marker with zeros; anything else there (a file whose first blocks were
+                // zeroed, two archives concatenated) would be lost without a word: it is damage.
+                let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+                guard let found = rest.firstIndex(where: { $0 != 0 }) else {
+                    position += Int64(rest.count)
+                    return
+                }
+                throw StageDamage(offset: origin.offset(at: index + found),
+                                  reason: "tar \(label): data after the end-of-archive marker at tar byte \(position + Int64(found))")
             case .header:
                 let take = min(512 - header.count, available)
                 header.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + take]))

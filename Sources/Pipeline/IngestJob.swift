@@ -78,7 +78,15 @@ public struct IngestJob {
                 messageIdConflicts: outcomes.messageIdConflicts,
                 partsQuarantined: after.partsQuarantined - before.partsQuarantined)
             outcome.unchanged = tally.unchanged
-            outcome.copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }
+            let copies = tally.copies.map { FileCopy(path: $0.path, original: $0.of) }
+            if !copies.isEmpty {
+                // A copy of a file that held no records (an empty archive, the same bytes on every empty day)
+                // would give nothing if read: it is no input skipped, only a file with nothing in it.
+                let empty = Set(try store.files().filter { $0.state == .done && $0.counts.read == 0 && $0.damage == nil }
+                    .map(\.fingerprint.path))
+                outcome.copies = copies.filter { !empty.contains($0.original) }
+                outcome.copiesOfEmptyFiles = copies.filter { empty.contains($0.original) }
+            }
             return outcome
         }
     }
@@ -99,6 +107,9 @@ public struct IngestOutcome: Sendable {
     public var unchanged: [String] = []
     /// Files not read because the same bytes were read under another path.
     public var copies: [FileCopy] = []
+    /// Files not read because the same bytes were read under another path and held no records (an empty
+    /// archive of each empty day): nothing was skipped.
+    public var copiesOfEmptyFiles: [FileCopy] = []
     /// The reprocess the run did first, when the ledger's facts were made by older rules.
     public var reprocess: ReprocessOutcome?
 

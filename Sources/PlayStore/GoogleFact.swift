@@ -13,8 +13,9 @@ enum GoogleFact: Sendable, Hashable {
     case cancel(token: String, at: Millis, reason: Int?)
     /// A scheduled or current pause stated at `at`, resuming at `resumeAt`.
     case pause(token: String, at: Millis, resumeAt: Millis?)
-    /// A voided (refunded, charged back, revoked) order: `refundType` when sent (1 full, 2 quantity-based
-    /// partial), and with a partial refund the units refunded (`voidedQuantity`).
+    /// A voided (refunded, charged back, revoked) order: `refundType` when sent (a voided-purchase RTDN: 1 full,
+    /// 2 quantity-based partial), and the units a quantity-based partial refund gave back (a voided-purchases
+    /// item's `voidedQuantity`, sent for such refunds alone).
     case voided(token: String, at: Millis, order: String?, refundType: Int64?, quantity: Int64?)
     /// A subscription RTDN: its `notificationType` as sent (unknown numbers kept).
     case event(token: String, at: Millis, type: Int?, productId: String?)

@@ -92,10 +92,8 @@ public struct GoogleHistoryBuilder: Sendable {
     }
 
     /// The one-time product bought with this token: from `purchases.products.get` showing it purchased
-    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by a voided purchase, at
-    /// the earliest one. Quantity-based partial refunds (`refundType` 2) refund the units their `voidedQuantity`
-    /// states, summed over the refunds and out of the units bought; any other void, or partial refunds none of
-    /// which states its units (a voided-purchase RTDN alone), refund the whole.
+    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by its voided purchases
+    /// (``refunds(of:voids:)``).
     func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
         guard !hasPeriods else { return [] }
         var purchase: OneTimePurchase?
@@ -107,14 +105,34 @@ public struct GoogleHistoryBuilder: Sendable {
             purchase = OneTimePurchase(id: token.token, productId: event.productId ?? "", purchasedAt: event.at)
         }
         guard var purchase else { return [] }
-        let voids = token.voids.filter { $0.order == nil || $0.order == purchase.id || purchase.id == token.token }
-        guard let first = voids.map(\.at).min() else { return [purchase] }
-        purchase.revokedAt = first
-        let partial = voids.allSatisfy { $0.refundType == 2 }
-        let refundedUnits = voids.compactMap(\.quantity).reduce(0, +)
-        if partial, refundedUnits > 0, refundedUnits < purchase.quantity {
-            purchase.refundedPerHundredThousand = refundedUnits * 100_000 / purchase.quantity
-        }
+        purchase.refunds = refunds(of: purchase, voids: token.voids.filter {
+            $0.order == nil || $0.order == purchase.id || purchase.id == token.token
+        })
         return [purchase]
+    }
+
+    /// The refunds `voids` make of `purchase`, each at its own time. A voided-purchases item with
+    /// `voidedQuantity` gives back that many units (a quantity-based partial refund); units beyond those bought
+    /// are not refunded twice. Any other void (an item without it, an RTDN of a full refund or of none stated)
+    /// gives back what is left, at the earliest such void. RTDNs of partial refunds (`refundType` 2) state no units:
+    /// they count only when no item does, and then as the whole, at the earliest.
+    func refunds(of purchase: OneTimePurchase, voids: [(at: Millis, order: String?, refundType: Int64?, quantity: Int64?)])
+        -> [OneTimePurchase.Refund] {
+        let quantity = purchase.quantity
+        let full = voids.filter { $0.quantity == nil && $0.refundType != 2 }.map(\.at).min()
+        var refunds: [OneTimePurchase.Refund] = []
+        var refunded: Int64 = 0
+        for void in voids.sorted(by: { ($0.at, $0.quantity ?? 0) < ($1.at, $1.quantity ?? 0) }) {
+            guard let units = void.quantity, full.map({ void.at < $0 }) ?? true, refunded < quantity else { continue }
+            let given = min(units, quantity - refunded)
+            refunds.append(OneTimePurchase.Refund(at: void.at, parts: given, whole: quantity))
+            refunded += given
+        }
+        if let full, refunded < quantity {
+            refunds.append(OneTimePurchase.Refund(at: full, parts: quantity - refunded, whole: quantity))
+        } else if refunds.isEmpty, let announced = voids.filter({ $0.refundType == 2 }).map(\.at).min() {
+            refunds.append(OneTimePurchase.Refund(at: announced))
+        }
+        return refunds
     }
 }

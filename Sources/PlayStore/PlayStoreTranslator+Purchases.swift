@@ -29,11 +29,12 @@ extension PlayStoreTranslator {
         let voidedAt = try item.requiredMillis("voidedTimeMillis")
         _ = try item.millis("purchaseTimeMillis")
         let order = try item.string("orderId") ?? (single ? envelope.orderId : nil)
+        // A `VoidedPurchase` has no `refundType` (only the voided-purchase RTDN does): `voidedQuantity`, sent for
+        // a quantity-based partial refund alone, is what says the refund was partial.
         let refundType = try item.int64("refundType")
-        // Only a quantity-based partial refund (refundType 2) refunds part of the units; a full one refunds all.
         let voidedQuantity = try item.quantity("voidedQuantity")
         return GoogleFactCodec.encode(.voided(token: token, at: voidedAt, order: order, refundType: refundType,
-                                              quantity: refundType == 2 ? voidedQuantity : nil),
+                                              quantity: voidedQuantity),
                                       observedAt: envelope.receivedAt ?? voidedAt)
     }
 

@@ -101,11 +101,13 @@ struct RevenueAggregator: Sendable {
                 counts.transactions += 1
                 if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
-            if let revokedAt = purchase.revokedAt, revokedAt <= timeline.asOf {
-                let refund = micros.map { FullWidth.multiplyDivideRounded($0, purchase.refundedPerHundredThousand, 100_000) }
-                update(revokedAt, purchaseSeries) { counts in
+            // Each refund in the month it was made, as its share of the price (a transaction refunded in two
+            // months is a refunded transaction of each).
+            for refund in purchase.refunds where refund.at <= timeline.asOf {
+                let amount = micros.map { FullWidth.multiplyDivideRounded($0, refund.parts, refund.whole) }
+                update(refund.at, purchaseSeries) { counts in
                     counts.refundedTransactions += 1
-                    counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
+                    counts.refundMicros = FullWidth.add(counts.refundMicros, amount ?? 0)
                 }
             }
         }

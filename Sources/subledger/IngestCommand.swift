@@ -147,7 +147,9 @@ struct IngestCommand: LoggingCommand {
         }
         var lines: [String] = []
         if let reprocess = outcome.reprocess { lines += reprocess.summaryLines }
-        lines.append("ingest: \(statistics.files) files read into \(ledger.path), \(outcome.unchanged.count) skipped (unchanged)")
+        lines.append("ingest: \(statistics.files) files read into \(ledger.path), \(outcome.unchanged.count) skipped (unchanged)"
+                     + (outcome.copiesOfEmptyFiles.isEmpty ? ""
+                        : ", \(outcome.copiesOfEmptyFiles.count) with the same bytes as a file holding no records"))
         lines += outcome.copies.map { "skipped: \($0.path): already ingested as \($0.original)" }
         if !statistics.skippedFiles.isEmpty {
             lines.append("skipped: \(statistics.skippedFiles.count) files that are not inputs (listed on stderr)")

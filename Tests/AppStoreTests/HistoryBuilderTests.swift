@@ -180,7 +180,7 @@ import Testing
             Self.fact(AppleFactKind.revocation, "c1", at: 900, observed: 900, ref: "c1", detail: "25000", product: "coins"),
         ]
         let purchases = AppleHistoryBuilder().history(id: "c1", facts: facts).purchases
-        #expect(purchases.map(\.revokedAt) == [900] && purchases.map(\.refundedPerHundredThousand) == [25_000])
+        #expect(purchases.map(\.refunds) == [[OneTimePurchase.Refund(at: 900, parts: 25_000, whole: 100_000)]])
     }
 
     @Test func oneTimePurchasesAndTheirRefunds() {
@@ -192,7 +192,8 @@ import Testing
         let history = AppleHistoryBuilder().history(id: "o1", facts: facts)
         #expect(history.periods.isEmpty)
         #expect(history.purchases == [OneTimePurchase(id: "o1", productId: "coins", purchasedAt: 500, priceMicros: 990_000,
-                                                      currency: "EUR", revokedAt: 800)])
+                                                      currency: "EUR",
+                                                      refunds: [OneTimePurchase.Refund(at: 800, parts: 100_000, whole: 100_000)])])
         #expect(history.currencies == ["EUR"])
     }
 }

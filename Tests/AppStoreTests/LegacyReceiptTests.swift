@@ -306,6 +306,14 @@ import Testing
         #expect(facts.of(AppleFactKind.period).map(\.ref) == ["1000000800"])
         let history = AppleHistoryBuilder().history(id: "1000000700", facts: facts.filter { $0.subject == "1000000700" })
         #expect(history.purchases.map(\.quantity) == [3] && history.purchases.map(\.priceMicros) == [nil])
+        // `true` is no count, though JSON readers that take 1 for it would.
+        let boolean = receipt.replacingOccurrences(of: #"{"quantity": "0""#, with: #"{"quantity": true"#)
+        guard case .used(_, let booleanParts) = translator.translate(try record(.appleVerifyReceipt, json: boolean)) else {
+            Issue.record("not used")
+            return
+        }
+        #expect(booleanParts.first?.detail.contains("quantity of transaction 1000000701 is a JSON boolean") == true,
+                "\(booleanParts.map(\.detail))")
     }
 
     @Test func brokenEntriesAreQuarantinedNotCrashed() throws {

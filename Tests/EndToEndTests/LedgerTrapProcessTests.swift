@@ -46,6 +46,23 @@ struct LedgerTrapProcessTests {
         #expect(plain.stderr.contains("link.ndjson: already ingested as a.ndjson"), "stderr, without --json too: \(plain.stderr)")
     }
 
+    /// An empty archive packed for each day with nothing in it has the same bytes every day: the copy of a file
+    /// that held no records is no skipped input (exit 0), where a copy of one that held records is (exit 1).
+    @Test func anEmptyArchiveOfEachEmptyDayIsNoSkippedInput() throws {
+        let directory = try TemporaryDirectory()
+        let empty = Data(count: 10_240)  // `tar cf day.tar -T /dev/null`
+        for day in ["2024-03-01.tar", "2024-03-02.tar", "2024-03-03.tar"] {
+            try empty.write(to: URL(fileURLWithPath: directory.file(day)))
+        }
+        let first = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "2024-03-01.tar"], in: directory, tag: "first")
+        #expect(first.status == 0, "\(first.stderr)")
+        let next = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--json", "2024-03-02.tar", "2024-03-03.tar"],
+                                            in: directory, tag: "next")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect((try Self.json(next.stdout)["skipped_files"] as? [Any])?.isEmpty == true, "\(next.stdout)")
+        #expect(next.stderr.contains("2 with the same bytes as a file holding no records"), "\(next.stderr)")
+    }
+
     /// Item 4: `report`, `status` and `quarantine` open the ledger read-only, so they work in a folder the user
     /// cannot write (no WAL or shared-memory file can be made there) and leave the folder as it was.
     @Test func readingCommandsWorkOnALedgerInAReadOnlyFolder() throws {

@@ -249,7 +249,8 @@ import Testing
     }
 
     /// An empty archive (`tar cf e.tar -T /dev/null`, ten zero blocks), plain or gzipped: a day with nothing to
-    /// pack is read as nothing, not skipped as garbage (which made every nightly run exit 1).
+    /// pack is read as nothing, not skipped as garbage (which made every nightly run exit 1). Zero blocks with
+    /// records after them are no empty archive: the records are not dropped without a word, the rest is damage.
     @Test func anEmptyTarIsAnArchiveOfNothing() throws {
         let folder = try TemporaryFolder()
         let empty = [UInt8](repeating: 0, count: 10_240)
@@ -257,6 +258,10 @@ import Testing
             let result = try readAll(try folder.write(name, bytes))
             #expect(result.records.isEmpty && result.damages.isEmpty, "\(name)")
         }
+        let zeroedHead = try readAll(try folder.write("zeroed.log", [UInt8](repeating: 0, count: 4_096) + Array(Self.ndjson.utf8)))
+        #expect(zeroedHead.records.isEmpty)
+        #expect(zeroedHead.damages.map(\.offset) == [4_096])
+        #expect(zeroedHead.damages.first?.reason.contains("data after the end-of-archive marker at tar byte 4096") == true)
     }
 
     @Test func truncatedTarKeepsEarlierMembers() throws {

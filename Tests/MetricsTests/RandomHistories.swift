@@ -184,6 +184,6 @@ enum RandomHistories {
         OneTimePurchase(id: "p\(time)", productId: Bool.random(using: &random) ? "coins_100" : "lifetime", purchasedAt: time,
                         priceMicros: Bool.random(using: &random) ? 2_990_000 : nil,
                         currency: Int.random(in: 0..<5, using: &random) == 0 ? nil : currency,
-                        revokedAt: Int.random(in: 0..<8, using: &random) == 0 ? time + 3 * day : nil)
+                        refunds: Int.random(in: 0..<8, using: &random) == 0 ? [OneTimePurchase.Refund(at: time + 3 * day)] : [])
     }
 }

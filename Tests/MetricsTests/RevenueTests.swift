@@ -68,7 +68,7 @@ import Testing
         let history = SubscriptionHistory(platform: .google, id: "coins", purchases: [
             OneTimePurchase(id: "GPA.c1", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 990_000, currency: "USD"),
             OneTimePurchase(id: "GPA.c2", productId: "coins_100", purchasedAt: utc(2024, 1, 4), priceMicros: 990_000,
-                            currency: "USD", revokedAt: utc(2024, 2, 2)),
+                            currency: "USD", refunds: [OneTimePurchase.Refund(at: utc(2024, 2, 2))]),
         ])
         let result = try tables([history], asOf: utc(2024, 2, 29))
         #expect(result.subscriptionsMonthly.isEmpty)
@@ -79,7 +79,7 @@ import Testing
         // Apple refunds part of a consumable's price by its use (`revocationPercentage` 25000 = 25 %).
         let partial = SubscriptionHistory(platform: .apple, id: "c", purchases: [
             OneTimePurchase(id: "c", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 990_000, currency: "USD",
-                            revokedAt: utc(2024, 1, 9), refundedPerHundredThousand: 25_000),
+                            refunds: [OneTimePurchase.Refund(at: utc(2024, 1, 9), parts: 25_000, whole: 100_000)]),
         ])
         #expect(try tables([partial], asOf: utc(2024, 1, 31)).revenueMonthly.map(line) == [
             "2024-01,apple,coins_100,USD,0.99,0.25,0.74,1,1,0,0.00",
@@ -87,7 +87,8 @@ import Testing
     }
 
     /// A consumable bought several at once: a listed price is a unit's, times the quantity; a stated price is
-    /// already the whole purchase's. A quarter of the units refunded by quantity refunds a quarter of the price.
+    /// already the whole purchase's. Refunds by quantity give back exact shares (1/7 of 7 × 0.99 is 0.99, not a
+    /// rounded 14.285 %), each in its own month, and none after the as-of.
     @Test func quantitiesOfOneTimePurchases() throws {
         let prices = try PriceList(csv: """
             platform,product_id,currency,price,duration
@@ -95,16 +96,21 @@ import Testing
             apple,coins_100,USD,0.99,
             """)
         let listed = SubscriptionHistory(platform: .google, id: "g", purchases: [
-            OneTimePurchase(id: "GPA.q", productId: "coins_100", purchasedAt: utc(2024, 1, 3), currency: "USD", quantity: 4,
-                            revokedAt: utc(2024, 1, 9), refundedPerHundredThousand: 25_000),
+            OneTimePurchase(id: "GPA.q", productId: "coins_100", purchasedAt: utc(2024, 1, 3), currency: "USD", quantity: 7,
+                            refunds: [OneTimePurchase.Refund(at: utc(2024, 1, 9), parts: 1, whole: 7),
+                                      OneTimePurchase.Refund(at: utc(2024, 3, 9), parts: 2, whole: 7)]),
         ])
         let stated = SubscriptionHistory(platform: .apple, id: "a", purchases: [
             OneTimePurchase(id: "a", productId: "coins_100", purchasedAt: utc(2024, 1, 3), priceMicros: 2_970_000,
                             currency: "USD", quantity: 3),
         ])
-        #expect(try tables([listed, stated], asOf: utc(2024, 1, 31), prices: prices).revenueMonthly.map(line) == [
+        #expect(try tables([listed, stated], asOf: utc(2024, 3, 31), prices: prices).revenueMonthly.map(line) == [
             "2024-01,apple,coins_100,USD,2.97,0.00,2.97,1,0,0,0.00",
-            "2024-01,google,coins_100,USD,3.96,0.99,2.97,1,1,0,0.00",
+            "2024-01,google,coins_100,USD,6.93,0.99,5.94,1,1,0,0.00",
+            "2024-03,google,coins_100,USD,0.00,1.98,-1.98,0,1,0,0.00",
+        ])
+        #expect(try tables([listed], asOf: utc(2024, 2, 29), prices: prices).revenueMonthly.map(line) == [
+            "2024-01,google,coins_100,USD,6.93,0.99,5.94,1,1,0,0.00",
         ])
     }
 

@@ -280,36 +280,46 @@ struct GoogleHistoryBuilderTests {
         let history = builder.history(id: "ptok", facts: archive.facts)
         #expect(history.periods.isEmpty)
         #expect(history.purchases == [OneTimePurchase(id: "GPA.9", productId: "coins_100", purchasedAt: bought, currency: "EUR",
-                                                      revokedAt: bought + day)])
+                                                      refunds: [OneTimePurchase.Refund(at: bought + day)])])
         #expect(history.currencies == ["EUR"])
     }
 
-    /// A multi-quantity purchase (`quantity` 4, sent as Google's int64 string) and two quantity-based partial
-    /// refunds (`refundType` 2, `voidedQuantity` 1 each), one also announced by a voided-purchase RTDN (which
-    /// states no units): half the units refunded, at the first refund.
+    /// A multi-quantity purchase (`quantity` 7, sent as Google's int64 string) and two quantity-based partial
+    /// refunds as `purchases.voidedpurchases.list` returns them with `includeQuantityBasedPartialRefund`: items
+    /// with `voidedQuantity` and no `refundType` (the resource has none). The first is also announced by a
+    /// voided-purchase RTDN (`refundType` 2, no units), which adds nothing. Each refund is its own, at its own
+    /// time, and an exact share of the price (1/7 and 2/7, not rounded to a percentage).
     @Test func quantitiesAndPartialRefundsOfAOneTimeProduct() throws {
         var archive = Archive()
-        let bought = ms("2024-03-04T12:00:00Z"), first = bought + day, second = bought + 3 * day
+        let bought = ms("2024-03-04T12:00:00Z"), first = bought + day, second = ms("2024-05-10T00:00:00Z")
         archive.add(try record(.googleProductV1, """
             {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\(bought)","purchaseState":0,"consumptionState":0,\
-            "orderId":"GPA.7","quantity":"4","refundableQuantity":4,"regionCode":"US"}
-            """, receivedAt: bought + 5_000, token: "qtok", product: "coins_100", currency: "USD"))
+            "orderId":"GPA.7","quantity":"7","refundableQuantity":7,"regionCode":"ID"}
+            """, receivedAt: bought + 5_000, token: "qtok", product: "gems_10", currency: "IDR"))
         archive.add(try record(.googleRTDN, """
             {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(first)",\
             "voidedPurchaseNotification":{"purchaseToken":"qtok","orderId":"GPA.7","productType":2,"refundType":2}}
             """, receivedAt: first))
-        for at in [first, second] {
+        for (at, units) in [(first, 1), (second, 2)] {
             archive.add(try record(.googleVoidedPurchase, """
                 {"kind":"androidpublisher#voidedPurchase","purchaseToken":"qtok","purchaseTimeMillis":"\(bought)",\
-                "voidedTimeMillis":"\(at)","orderId":"GPA.7","voidedSource":0,"voidedReason":1,"refundType":2,"voidedQuantity":1}
+                "voidedTimeMillis":"\(at)","orderId":"GPA.7","voidedSource":0,"voidedReason":1,"voidedQuantity":\(units)}
                 """, receivedAt: second + day))
         }
         #expect(archive.failures.isEmpty)
         let history = builder.history(id: "qtok", facts: archive.facts)
-        #expect(history.purchases == [OneTimePurchase(id: "GPA.7", productId: "coins_100", purchasedAt: bought, currency: "USD",
-                                                      quantity: 4, revokedAt: first, refundedPerHundredThousand: 50_000)])
+        #expect(history.purchases == [OneTimePurchase(
+            id: "GPA.7", productId: "gems_10", purchasedAt: bought, currency: "IDR", quantity: 7,
+            refunds: [OneTimePurchase.Refund(at: first, parts: 1, whole: 7), OneTimePurchase.Refund(at: second, parts: 2, whole: 7)])])
 
-        // Partial refunds that never say how many units (a voided-purchase RTDN alone) refund the whole.
+        // A full refund later gives back what is left; partial refunds no item states the units of (an RTDN
+        // alone) give back the whole.
+        var later = archive
+        later.add(try record(.googleVoidedPurchase, """
+            {"kind":"androidpublisher#voidedPurchase","purchaseToken":"qtok","voidedTimeMillis":"\(second + day)","orderId":"GPA.7"}
+            """, receivedAt: second + 2 * day))
+        #expect(builder.history(id: "qtok", facts: later.facts).purchases.first?.refunds.last
+                == OneTimePurchase.Refund(at: second + day, parts: 4, whole: 7))
         var unstated = Archive()
         unstated.add(try record(.googleProductV1, """
             {"purchaseTimeMillis":"\(bought)","purchaseState":0,"orderId":"GPA.8","quantity":3}
@@ -319,7 +329,7 @@ struct GoogleHistoryBuilderTests {
             "voidedPurchaseNotification":{"purchaseToken":"u","orderId":"GPA.8","productType":2,"refundType":2}}
             """, receivedAt: first))
         let whole = builder.history(id: "u", facts: unstated.facts).purchases
-        #expect(whole.map(\.quantity) == [3] && whole.map(\.refundedPerHundredThousand) == [100_000])
+        #expect(whole.map(\.quantity) == [3] && whole.map(\.refunds) == [[OneTimePurchase.Refund(at: first)]])
     }
 
     /// A quantity that is no count of units is quarantined with the record, naming the field; null reads as 1.
