@@ -64,13 +64,16 @@ public struct AppStorePayloads: PayloadRecognizer {
         let json = Payload.json(.object(object))
         if object["notification_type"] != nil { return RecognizedPayload(source: .appleNotificationV1, payload: json) }
         if object["status"] != nil, object["receipt"] != nil || object["latest_receipt_info"] != nil {
-            return RecognizedPayload(source: .appleVerifyReceipt, payload: json)
+            // A response dated by Apple (`receipt.request_date_ms`) states the same whenever it was logged.
+            let dated = object["receipt"]?["request_date_ms"] != nil || object["receipt"]?["request_date"] != nil
+            return RecognizedPayload(source: .appleVerifyReceipt, payload: json, identity: dated ? .dated : nil)
         }
+        // Server API responses: their facts are dated by the signed payloads they list.
         if object["signedTransactions"] != nil {
-            return RecognizedPayload(source: .appleTransactionHistory, payload: json)
+            return RecognizedPayload(source: .appleTransactionHistory, payload: json, identity: .dated)
         }
         if let data = object["data"], Self.isStatusList(data, beside: object) {
-            return RecognizedPayload(source: .appleSubscriptionStatuses, payload: json)
+            return RecognizedPayload(source: .appleSubscriptionStatuses, payload: json, identity: .dated)
         }
         return nil
     }
@@ -94,9 +97,13 @@ public struct AppStorePayloads: PayloadRecognizer {
                                      identity: payload["notificationUUID"]?.nonEmptyString.map(RecordIdentity.unique),
                                      jws: jws)
         }
-        if payload["transactionId"] != nil { return RecognizedPayload(source: .appleTransaction, payload: .jws(text), jws: jws) }
+        // A signed transaction or renewal info is dated by its `signedDate`.
+        let dated: RecordIdentity? = payload["signedDate"] == nil ? nil : .dated
+        if payload["transactionId"] != nil {
+            return RecognizedPayload(source: .appleTransaction, payload: .jws(text), identity: dated, jws: jws)
+        }
         if payload["autoRenewProductId"] != nil || payload["autoRenewStatus"] != nil {
-            return RecognizedPayload(source: .appleRenewalInfo, payload: .jws(text), jws: jws)
+            return RecognizedPayload(source: .appleRenewalInfo, payload: .jws(text), identity: dated, jws: jws)
         }
         return nil
     }

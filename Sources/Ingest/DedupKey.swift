@@ -9,20 +9,21 @@ import Crypto
 /// - A payload with a ``RecordIdentity/unique(_:)`` id (a notification's UUID, which the store repeats when it
 ///   resends it): `uuid:<id>`.
 /// - Anything else: `sha256:<hex>` of the canonical payload (members sorted, no whitespace; a JWS as its
-///   text), a 0 byte, then the source, every envelope context field and `received_at` (as epoch ms), each as
-///   `name=value` and a 0 byte. So two copies of one logged record that differ only in member order,
-///   whitespace or the spelling of `received_at` share a key, while two resources with identical bodies but
-///   different purchase tokens (or products, users, packages: context the payload lacks and the translators
-///   use) stay distinct, and so do two fetches of an unchanged resource: a translator dates what a payload
-///   without its own statement time says by `received_at`, so each fetch states other facts, and a ledger that
-///   kept one copy of both could not rebuild the other's facts (`reprocess`).
+///   text), a 0 byte, then the source, every envelope context field and, unless the payload dates its own
+///   statement (``RecordIdentity/dated``), `received_at` (as epoch ms), each as `name=value` and a 0 byte. So
+///   two copies of one logged record that differ only in member order, whitespace or the spelling of
+///   `received_at` share a key, while two resources with identical bodies but different purchase tokens (or
+///   products, users, packages: context the payload lacks and the translators use) stay distinct, and so do two
+///   fetches of an unchanged resource: a translator dates what a payload without its own statement time says by
+///   `received_at`, so each fetch states other facts, and a ledger that kept one copy of both could not rebuild
+///   the other's facts (`reprocess`). An RTDN or a receipt logged twice is one record either way.
 enum DedupKey {
     static func make(source: SourceKind, payload: Payload, envelope: Envelope, identity: RecordIdentity?) -> String {
         var messageId: String?
         switch identity {
         case .unique(let id)?: return "uuid:" + id
         case .message(let id)?: messageId = id
-        case nil: break
+        case .dated?, nil: break
         }
         var input: [UInt8]
         switch payload {
@@ -35,7 +36,8 @@ enum DedupKey {
             ("source", source.rawValue), ("app_user_id", envelope.appUserId), ("package_name", envelope.packageName),
             ("product_id", envelope.productId), ("purchase_token", envelope.purchaseToken),
             ("order_id", envelope.orderId), ("currency", envelope.currency), ("storefront", envelope.storefront),
-            ("received_at", envelope.receivedAt.map(String.init)),
+            // Only a payload that does not date its own statement is dated by its logging (``RecordIdentity/dated``).
+            ("received_at", identity == .dated ? nil : envelope.receivedAt.map(String.init)),
         ]
         for case let (name, value?) in context {
             input.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))

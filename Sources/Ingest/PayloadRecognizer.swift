@@ -45,6 +45,10 @@ public enum RecordIdentity: Sendable, Hashable {
     case message(String)
     /// An id the store gives one payload only (a notification's UUID): every copy with it is one record.
     case unique(String)
+    /// No id, but the payload says when the store made its statement (a decoded RTDN's `eventTimeMillis`, a
+    /// receipt's `request_date_ms`, a signed payload's `signedDate`): what it states does not depend on when it
+    /// was logged, so every copy of its content is one record, whatever its `received_at`.
+    case dated
 }
 
 /// One store's translation of the records whose payloads it recognises into the facts they state. Each store

@@ -48,7 +48,8 @@ public struct PlayStorePayloads: PayloadRecognizer {
             return try unwrapPush(message)
         }
         if object["packageName"] != nil, Self.rtdnMembers.contains(where: { object[$0] != nil }) {
-            return RecognizedPayload(source: .googleRTDN, payload: json)
+            return RecognizedPayload(source: .googleRTDN, payload: json,
+                                     identity: object["eventTimeMillis"] == nil ? nil : .dated)
         }
         switch object["kind"]?.string {
         case "androidpublisher#subscriptionPurchase": return RecognizedPayload(source: .googleSubscriptionV1, payload: json)

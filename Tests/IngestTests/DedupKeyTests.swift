@@ -20,13 +20,27 @@ import Testing
     }
 
     /// A resource fetched again unchanged is another observation: its facts are dated by the fetch, so a ledger
-    /// keeping one copy of both could not rebuild the second's (`reprocess`). Notifications that name themselves
-    /// (a Pub/Sub messageId, an App Store notificationUUID) stay one record however often they are delivered.
+    /// keeping one copy of both could not rebuild the second's (`reprocess`). A payload that dates its own
+    /// statement (a decoded RTDN's `eventTimeMillis`, a receipt's `request_date_ms`, a JWS's `signedDate`) is
+    /// one record however often and whenever it was logged; so is a notification that names itself.
     @Test func anUnchangedResourceFetchedAgainIsAnotherRecord() throws {
-        let first = try key(#"{"received_at":"2024-03-01T12:00:00Z","source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
-        let nextDay = try key(#"{"received_at":"2024-03-02T12:00:00Z","source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
-        let unlogged = try key(#"{"source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","body":\#(Self.body)}"#)
-        #expect(Set([first, nextDay, unlogged]).count == 3)
+        func logged(_ body: String, at time: String?, context: String = "") throws -> String {
+            let received = time.map { #""received_at":"\#($0)","# } ?? ""
+            return try key(#"{\#(received)\#(context)"body":\#(body)}"#)
+        }
+        let resource = #""source":"google.subscription.v1","purchase_token":"tok-A","subscription_id":"premium_monthly","#
+        let fetches = try [logged(Self.body, at: "2024-03-01T12:00:00Z", context: resource),
+                           logged(Self.body, at: "2024-03-02T12:00:00Z", context: resource),
+                           logged(Self.body, at: nil, context: resource)]
+        #expect(Set(fetches).count == 3)
+        let v1 = try ["2024-03-01T12:00:00Z", "2024-03-01T13:00:00Z"].map { try logged(StorePayloads.notificationV1, at: $0) }
+        #expect(v1[0] != v1[1], "a V1 notification states its renewal status as of its logging")
+        let selfDated = [StorePayloads.rtdn, StorePayloads.voidedRTDN, StorePayloads.verifyReceipt.replacingOccurrences(
+            of: #""receipt":{"#, with: #""receipt":{"request_date_ms":"1709294400000","#), "\"" + StorePayloads.jws(StorePayloads.transactionInfo) + "\""]
+        for body in selfDated {
+            let copies = try ["2024-03-01T12:00:00Z", "2024-03-03T08:00:00Z", nil].map { try logged(body, at: $0) }
+            #expect(Set(copies).count == 1, "\(body.prefix(60))")
+        }
     }
 
     @Test func differentTokensOrProductsWithIdenticalBodiesStayDistinct() throws {
