@@ -57,6 +57,36 @@ import Testing
         #expect(rejection.reason == .malformedJSON)
     }
 
+    /// A pretty-printed record among compact lines (as `json.dumps(record, indent=2)` logs one) is one record at
+    /// the line that opened it, not one malformed record per line; a line cut short before the next record
+    /// stays one record (quarantined when parsed); a document cut off by the end of the file is one record too.
+    @Test func aPrettyPrintedRecordAmongLinesIsOneRecord() throws {
+        let folder = try TemporaryFolder()
+        let pretty = """
+            {
+              "kind": "androidpublisher#subscriptionPurchase",
+              "startTimeMillis": "1709294400000",
+
+              "expiryTimeMillis": "1711972800000",
+              "nested": {"list": ["}", "{", 1]}
+            }
+            """
+        let cut = #"{"notification_type":"DID_RENEW","unified_receipt":{"status":"#
+        let text = Self.lines[0] + "\n" + pretty + "\n" + cut + "\n" + Self.lines[1] + "\n{\n  \"truncated\": ["
+        let result = try readAll(try folder.write("mixed.ndjson", text))
+        #expect(result.damages.isEmpty)
+        #expect(result.positions == [1, 2, 9, 10, 11])
+        // Blank lines inside it are left out, as everywhere in a file of lines.
+        let read = pretty.replacingOccurrences(of: "\n\n", with: "\n")
+        #expect(result.texts == [Self.lines[0], read, cut, Self.lines[1], "{\n  \"truncated\": ["])
+        let parser = RecordParser(times: testTimes)
+        guard case .success(let parsed) = parser.parse(result.records[1]) else {
+            Issue.record("the pretty record must parse as one")
+            return
+        }
+        #expect(parsed.source == .googleSubscriptionV1)
+    }
+
     @Test func jsonSingleRecordIsPositionZero() throws {
         let folder = try TemporaryFolder()
         let pretty = "{\n  \"signedPayload\": \"eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln\"\n}\n"
