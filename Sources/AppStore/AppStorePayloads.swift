@@ -64,8 +64,9 @@ public struct AppStorePayloads: PayloadRecognizer {
         let json = Payload.json(.object(object))
         if object["notification_type"] != nil { return RecognizedPayload(source: .appleNotificationV1, payload: json) }
         if object["status"] != nil, object["receipt"] != nil || object["latest_receipt_info"] != nil {
-            // A response dated by Apple (`receipt.request_date_ms`) states the same whenever it was logged.
-            let dated = object["receipt"]?["request_date_ms"] != nil || object["receipt"]?["request_date"] != nil
+            // A response dated by Apple (`receipt.request_date_ms`, read as the translator reads it) states the
+            // same whenever it was logged.
+            let dated = object["receipt"].flatMap { AppleDate.millis($0, "request_date") } != nil
             return RecognizedPayload(source: .appleVerifyReceipt, payload: json, identity: dated ? .dated : nil)
         }
         // Server API responses: their facts are dated by the signed payloads they list.
@@ -98,7 +99,7 @@ public struct AppStorePayloads: PayloadRecognizer {
                                      jws: jws)
         }
         // A signed transaction or renewal info is dated by its `signedDate`.
-        let dated: RecordIdentity? = payload["signedDate"] == nil ? nil : .dated
+        let dated: RecordIdentity? = payload["signedDate"]?.int64 == nil ? nil : .dated
         if payload["transactionId"] != nil {
             return RecognizedPayload(source: .appleTransaction, payload: .jws(text), identity: dated, jws: jws)
         }

@@ -5,11 +5,14 @@
 /// `maximumRecordBytes` is yielded cut at that length (it will not parse, so it is quarantined) and the rest
 /// of it is skipped: memory stays bounded by the longest allowed record.
 ///
-/// A pretty-printed document among the lines (a line that opens an object or array it does not close, then
-/// lines that do not start a record of their own at their first column) is one record, at the line that opened
-/// it, however many lines it runs over: not a record per line, each quarantined. A line that opens a record
-/// and is cut short stays one record too: the next record's line, starting with `{`, ends it. A document still
-/// open when damage upstream cuts the input off is a half record, not yielded (``StreamStage``'s contract).
+/// A pretty-printed document among the lines is one record, at the line that opened it, however many lines it
+/// runs over: not a record per line, each quarantined. It opens at a line that starts an object or array it
+/// does not close, and goes on over the lines JSON lets follow: any line after an open bracket, a comma or a
+/// colon; after a value, only a line that closes a bracket or brings a comma. When it closes it is one record;
+/// when it cannot go on (a line no document could continue, the end of the input, more than a record may
+/// hold), its lines are records of their own, at their own numbers, as if it had never opened: a line cut
+/// short swallows no record after it. A document still open when damage upstream cuts the input off is a half
+/// record, not yielded (``StreamStage``'s contract).
 struct LineSplitter: StreamStage {
     let file: String
     let member: String?
@@ -23,20 +26,51 @@ struct LineSplitter: StreamStage {
     /// A document that runs over several lines, while it is still open.
     private var open: OpenDocument?
 
-    /// The lines of a document read so far, and where its brackets and strings stand.
+    /// The lines of a document read so far (with their numbers), and where its brackets and strings stand.
     private struct OpenDocument {
-        var bytes: [UInt8]
-        var firstLine: Int64
+        var lines: [(number: Int64, bytes: [UInt8])] = []
+        var byteCount = 0
         var depth = 0
         var inString = false
         var escaped = false
+        /// The last byte outside strings that is not whitespace (a string's opening quote stands for it).
+        var last: UInt8 = 0
 
-        /// Follows `line`'s strings, escapes and nesting, from where the previous lines left them.
-        mutating func track(_ line: [UInt8]) {
-            for byte in line { JSONDocumentSplitter.step(byte, inString: &inString, escaped: &escaped, depth: &depth) }
+        /// Adds `line`, following its strings, escapes and nesting from where the previous lines left them.
+        mutating func add(_ line: [UInt8], number: Int64) {
+            for byte in line {
+                let wasInString = inString
+                JSONDocumentSplitter.step(byte, inString: &inString, escaped: &escaped, depth: &depth)
+                if !wasInString, !JSONDocumentSplitter.isWhitespace(byte) { last = byte }
+            }
+            byteCount += (lines.isEmpty ? 0 : 1) + line.count
+            lines.append((number, line))
         }
 
         var isClosed: Bool { depth == 0 && !inString }
+
+        /// Whether JSON lets `line` follow what the document holds so far: anything after `[`, `{`, `,`, `:` or
+        /// inside a string; after a value, a line that closes a bracket or brings a comma.
+        func isContinued(by line: [UInt8]) -> Bool {
+            if inString { return true }
+            switch last {
+            case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: ":"): return true
+            default:
+                guard let first = line.first(where: { !JSONDocumentSplitter.isWhitespace($0) }) else { return false }
+                return first == UInt8(ascii: "}") || first == UInt8(ascii: "]") || first == UInt8(ascii: ",")
+            }
+        }
+
+        /// The document as one record's bytes: its lines joined by newlines.
+        var joined: [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(byteCount)
+            for (index, line) in lines.enumerated() {
+                if index > 0 { bytes.append(0x0A) }
+                bytes.append(contentsOf: line.bytes)
+            }
+            return bytes
+        }
     }
 
     init(file: String, member: String?, maximumRecordBytes: Int) {
@@ -87,21 +121,20 @@ struct LineSplitter: StreamStage {
         if line == 1, record.starts(with: [0xEF, 0xBB, 0xBF]) { record.removeFirst(3) }
         guard !Self.isBlank(record) else { return }
         if var document = open {
-            if record.first != UInt8(ascii: "{"), document.bytes.count + 1 + record.count <= maximumRecordBytes {
-                document.bytes.append(0x0A)
-                document.bytes.append(contentsOf: record)
-                document.track(record)
+            if document.isContinued(by: record), document.byteCount + 1 + record.count <= maximumRecordBytes {
+                document.add(record, number: line)
                 open = document
                 if document.isClosed { try closeOpenDocument(emit: emit) }
                 return
             }
-            // The next record's line, or more than a record may hold: the document ends before this line.
+            // No document goes on with this line (or it would hold more than a record may): its lines were
+            // records of their own; this line is read afresh.
             try closeOpenDocument(emit: emit)
         }
-        if Self.mayOpenDocument(record) {
-            var document = OpenDocument(bytes: record, firstLine: line)
-            document.track(record)
-            if !document.isClosed, record.count < maximumRecordBytes {
+        if Self.mayOpenDocument(record), record.count < maximumRecordBytes {
+            var document = OpenDocument()
+            document.add(record, number: line)
+            if !document.isClosed {
                 open = document
                 return
             }
@@ -119,12 +152,18 @@ struct LineSplitter: StreamStage {
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    /// Yields the open document as one record at the line that opened it (closed, or cut off: then it is one
-    /// malformed record, not one per line).
+    /// Yields the open document: one record at the line that opened it when it closed, else each of its lines
+    /// as a record of its own.
     private mutating func closeOpenDocument(emit: (RawRecord) throws -> Void) throws {
-        guard let document = open else { return }
+        guard let document = open, let first = document.lines.first else { return }
         open = nil
-        try emit(RawRecord(bytes: document.bytes, provenance: Provenance(file: file, member: member, position: document.firstLine)))
+        if document.isClosed {
+            try emit(RawRecord(bytes: document.joined, provenance: Provenance(file: file, member: member, position: first.number)))
+            return
+        }
+        for (number, bytes) in document.lines {
+            try emit(RawRecord(bytes: bytes, provenance: Provenance(file: file, member: member, position: number)))
+        }
     }
 
     /// Keeps the unfinished start of a line, at most one byte beyond the bound (enough to know it is too long).

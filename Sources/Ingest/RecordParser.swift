@@ -18,8 +18,9 @@ public struct RecordParser: Sendable {
     /// record parse differently, so that ledgers made before it are reprocessed. 2: `received_at` in epoch
     /// seconds, push messages keyed on id and data, plausible times. 3: the stores' shapes come from their
     /// modules, and App Store Server API responses are recognised. 4: a whole `voidedpurchases.list` response is
-    /// recognised. 5: `received_at` is part of a content key (``DedupKey``).
-    public static let rulesVersion: Int64 = 5
+    /// recognised. 5: `received_at` is part of a content key (``DedupKey``). 6: only of a payload that does not
+    /// date its own statement; a pretty-printed document among lines is one record.
+    public static let rulesVersion: Int64 = 6
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes

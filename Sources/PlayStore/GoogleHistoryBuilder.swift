@@ -111,27 +111,30 @@ public struct GoogleHistoryBuilder: Sendable {
         return [purchase]
     }
 
-    /// The refunds `voids` make of `purchase`, each at its own time. A voided-purchases item with
-    /// `voidedQuantity` gives back that many units (a quantity-based partial refund); units beyond those bought
-    /// are not refunded twice. Any other void (an item without it, an RTDN of a full refund or of none stated)
-    /// gives back what is left, at the earliest such void. RTDNs of partial refunds (`refundType` 2) state no units:
-    /// they count only when no item does, and then as the whole, at the earliest.
+    /// The refunds `voids` make of `purchase`, each at its own time and worked out from the voids up to it only
+    /// (so that a report cut at an as-of gives the same refunds before it whatever came after). In time order:
+    /// a voided-purchases item with `voidedQuantity` gives back that many units (a quantity-based partial
+    /// refund; never more than are left); any other void (an item without it, an RTDN of a full refund or of
+    /// none stated) gives back what is left. An RTDN of a partial refund (`refundType` 2) states no units: an item
+    /// dated within a day of it is the same refund, stated; alone, it gives back what is left, as the whole.
     func refunds(of purchase: OneTimePurchase, voids: [(at: Millis, order: String?, refundType: Int64?, quantity: Int64?)])
         -> [OneTimePurchase.Refund] {
         let quantity = purchase.quantity
-        let full = voids.filter { $0.quantity == nil && $0.refundType != 2 }.map(\.at).min()
+        let stated = voids.filter { $0.quantity != nil }.map(\.at)
+        let day: Millis = 86_400_000
         var refunds: [OneTimePurchase.Refund] = []
         var refunded: Int64 = 0
-        for void in voids.sorted(by: { ($0.at, $0.quantity ?? 0) < ($1.at, $1.quantity ?? 0) }) {
-            guard let units = void.quantity, full.map({ void.at < $0 }) ?? true, refunded < quantity else { continue }
-            let given = min(units, quantity - refunded)
-            refunds.append(OneTimePurchase.Refund(at: void.at, parts: given, whole: quantity))
-            refunded += given
-        }
-        if let full, refunded < quantity {
-            refunds.append(OneTimePurchase.Refund(at: full, parts: quantity - refunded, whole: quantity))
-        } else if refunds.isEmpty, let announced = voids.filter({ $0.refundType == 2 }).map(\.at).min() {
-            refunds.append(OneTimePurchase.Refund(at: announced))
+        for void in voids.sorted(by: { ($0.at, $0.quantity ?? 0) < ($1.at, $1.quantity ?? 0) }) where refunded < quantity {
+            let units: Int64
+            if let stated = void.quantity {
+                units = min(stated, quantity - refunded)
+            } else if void.refundType == 2, stated.contains(where: { abs($0 - void.at) <= day }) {
+                continue
+            } else {
+                units = quantity - refunded
+            }
+            refunds.append(OneTimePurchase.Refund(at: void.at, parts: units, whole: quantity))
+            refunded += units
         }
         return refunds
     }

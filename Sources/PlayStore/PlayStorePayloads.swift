@@ -48,8 +48,14 @@ public struct PlayStorePayloads: PayloadRecognizer {
             return try unwrapPush(message)
         }
         if object["packageName"] != nil, Self.rtdnMembers.contains(where: { object[$0] != nil }) {
-            return RecognizedPayload(source: .googleRTDN, payload: json,
-                                     identity: object["eventTimeMillis"] == nil ? nil : .dated)
+            // Dated when `eventTimeMillis` reads as the translator reads it (else it falls back on `received_at`).
+            let dated = object["eventTimeMillis"].map { value in
+                switch value {
+                case .number, .string: value.int64 != nil
+                default: false
+                }
+            } ?? false
+            return RecognizedPayload(source: .googleRTDN, payload: json, identity: dated ? .dated : nil)
         }
         switch object["kind"]?.string {
         case "androidpublisher#subscriptionPurchase": return RecognizedPayload(source: .googleSubscriptionV1, payload: json)

@@ -19,10 +19,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// version (raised whenever a change makes some payload yield other facts or another outcome; 3: v2 payment
     /// state from the offer phase; 4: v1 `paymentState` 3 pending; 5: v2 latest successful order, introductory
     /// offers, declined price increases; 6: a v2 `offerId` is no offer flag; 7: only opt-in increases; 8: product
-    /// quantities and voided quantities read, a count outside 1...1000 quarantined) plus
+    /// quantities and voided quantities read, a count outside 1...1000 quarantined; 9: a voided-purchases item's
+    /// `voidedQuantity` kept whatever its `refundType`) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 8 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 9 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

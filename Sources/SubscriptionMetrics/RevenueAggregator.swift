@@ -101,12 +101,14 @@ struct RevenueAggregator: Sendable {
                 counts.transactions += 1
                 if let micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
             }
-            // Each refund in the month it was made, as its share of the price (a transaction refunded in two
-            // months is a refunded transaction of each).
+            // Each refund in the month it was made, as its share of the price; the purchase is a refunded
+            // transaction of each month it was refunded in, once however many refunds the month holds.
+            var refundedMonths: Set<Int> = []
             for refund in purchase.refunds where refund.at <= timeline.asOf {
                 let amount = micros.map { FullWidth.multiplyDivideRounded($0, refund.parts, refund.whole) }
+                let firstInMonth = months.month(of: refund.at).map { refundedMonths.insert($0).inserted } ?? false
                 update(refund.at, purchaseSeries) { counts in
-                    counts.refundedTransactions += 1
+                    if firstInMonth { counts.refundedTransactions += 1 }
                     counts.refundMicros = FullWidth.add(counts.refundMicros, amount ?? 0)
                 }
             }

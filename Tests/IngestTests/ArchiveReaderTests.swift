@@ -58,8 +58,9 @@ import Testing
     }
 
     /// A pretty-printed record among compact lines (as `json.dumps(record, indent=2)` logs one) is one record at
-    /// the line that opened it, not one malformed record per line; a line cut short before the next record
-    /// stays one record (quarantined when parsed); a document cut off by the end of the file is one record too.
+    /// the line that opened it, not one malformed record per line. Lines no document could continue end it: a
+    /// line cut short before the next record, and a document cut off by the end of the file, are records line
+    /// by line as before, so no record after them is swallowed.
     @Test func aPrettyPrintedRecordAmongLinesIsOneRecord() throws {
         let folder = try TemporaryFolder()
         let pretty = """
@@ -75,16 +76,28 @@ import Testing
         let text = Self.lines[0] + "\n" + pretty + "\n" + cut + "\n" + Self.lines[1] + "\n{\n  \"truncated\": ["
         let result = try readAll(try folder.write("mixed.ndjson", text))
         #expect(result.damages.isEmpty)
-        #expect(result.positions == [1, 2, 9, 10, 11])
+        #expect(result.positions == [1, 2, 9, 10, 11, 12])
         // Blank lines inside it are left out, as everywhere in a file of lines.
         let read = pretty.replacingOccurrences(of: "\n\n", with: "\n")
-        #expect(result.texts == [Self.lines[0], read, cut, Self.lines[1], "{\n  \"truncated\": ["])
+        #expect(result.texts == [Self.lines[0], read, cut, Self.lines[1], "{", "  \"truncated\": ["])
         let parser = RecordParser(times: testTimes)
         guard case .success(let parsed) = parser.parse(result.records[1]) else {
             Issue.record("the pretty record must parse as one")
             return
         }
         #expect(parsed.source == .googleSubscriptionV1)
+
+        // A line cut short, then records indented by a space or a tab: every record is its own again. (A file
+        // that starts with the cut line is read as one document, which ContainerKind decides.)
+        let indented = [Self.lines[1], cut, " " + Self.lines[0], "\t" + Self.lines[2], " " + Self.lines[1]]
+        let recovered = try readAll(try folder.write("indented.ndjson", indented.joined(separator: "\n") + "\n"))
+        #expect(recovered.texts == indented, "\(recovered.texts)")
+        #expect(recovered.positions == [1, 2, 3, 4, 5])
+
+        // Printed with no indentation (`json.dumps(indent=0)`): objects inside it start at the first column.
+        let flat = "[\n{\n\"kind\": \"androidpublisher#voidedPurchase\",\n\"orderId\": \"GPA.1\"\n},\n{\n\"orderId\": \"GPA.2\"\n}\n]"
+        let unindented = try readAll(try folder.write("flat.ndjson", Self.lines[0] + "\n" + flat + "\n" + Self.lines[2] + "\n"))
+        #expect(unindented.texts == [Self.lines[0], flat, Self.lines[2]] && unindented.positions == [1, 2, 11])
     }
 
     @Test func jsonSingleRecordIsPositionZero() throws {

@@ -37,6 +37,11 @@ import Testing
         #expect(v1[0] != v1[1], "a V1 notification states its renewal status as of its logging")
         let selfDated = [StorePayloads.rtdn, StorePayloads.voidedRTDN, StorePayloads.verifyReceipt.replacingOccurrences(
             of: #""receipt":{"#, with: #""receipt":{"request_date_ms":"1709294400000","#), "\"" + StorePayloads.jws(StorePayloads.transactionInfo) + "\""]
+        // An RTDN whose eventTimeMillis is null or empty is dated by its logging, as the translator dates it.
+        for time in ["null", #""""#] {
+            let undated = StorePayloads.voidedRTDN.replacingOccurrences(of: "1709294400123", with: time)
+            #expect(try logged(undated, at: "2024-03-01T12:00:00Z") != logged(undated, at: "2024-03-02T12:00:00Z"))
+        }
         for body in selfDated {
             let copies = try ["2024-03-01T12:00:00Z", "2024-03-03T08:00:00Z", nil].map { try logged(body, at: $0) }
             #expect(Set(copies).count == 1, "\(body.prefix(60))")

@@ -112,6 +112,15 @@ import Testing
         #expect(try tables([listed], asOf: utc(2024, 2, 29), prices: prices).revenueMonthly.map(line) == [
             "2024-01,google,coins_100,USD,6.93,0.99,5.94,1,1,0,0.00",
         ])
+        // Two refunds of one purchase in one month: one refunded transaction, both amounts.
+        let twice = SubscriptionHistory(platform: .google, id: "g2", purchases: [
+            OneTimePurchase(id: "GPA.r", productId: "coins_100", purchasedAt: utc(2024, 1, 3), currency: "USD", quantity: 3,
+                            refunds: [OneTimePurchase.Refund(at: utc(2024, 1, 10), parts: 1, whole: 3),
+                                      OneTimePurchase.Refund(at: utc(2024, 1, 20), parts: 1, whole: 3)]),
+        ])
+        #expect(try tables([twice], asOf: utc(2024, 1, 31), prices: prices).revenueMonthly.map(line) == [
+            "2024-01,google,coins_100,USD,2.97,1.98,0.99,1,1,0,0.00",
+        ])
     }
 
     /// `--currency USD --fx-rates`: each amount × the month's rate of its currency, USD itself at 1, and empty

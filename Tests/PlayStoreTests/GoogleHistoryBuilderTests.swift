@@ -329,7 +329,34 @@ struct GoogleHistoryBuilderTests {
             "voidedPurchaseNotification":{"purchaseToken":"u","orderId":"GPA.8","productType":2,"refundType":2}}
             """, receivedAt: first))
         let whole = builder.history(id: "u", facts: unstated.facts).purchases
-        #expect(whole.map(\.quantity) == [3] && whole.map(\.refunds) == [[OneTimePurchase.Refund(at: first)]])
+        #expect(whole.map(\.quantity) == [3] && whole.map(\.refunds) == [[OneTimePurchase.Refund(at: first, parts: 3, whole: 3)]])
+    }
+
+    /// Refunds are worked out from the voids up to each one: a report cut at an as-of sees the same refunds
+    /// before it whatever voids came later (a partial refund announced by RTDN alone, then an item of another
+    /// refund two months later, then a full refund).
+    @Test func laterVoidsDoNotChangeEarlierRefunds() throws {
+        let bought = ms("2024-03-01T10:00:00Z"), announced = ms("2024-03-10T10:00:00Z")
+        let later = ms("2024-05-05T10:00:00Z"), full = ms("2024-06-01T10:00:00Z")
+        var archive = Archive()
+        archive.add(try record(.googleProductV1, """
+            {"purchaseTimeMillis":"\(bought)","purchaseState":0,"orderId":"GPA.5","quantity":3}
+            """, receivedAt: bought, token: "t5", product: "coins_100"))
+        archive.add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(announced)",\
+            "voidedPurchaseNotification":{"purchaseToken":"t5","orderId":"GPA.5","productType":2,"refundType":2}}
+            """, receivedAt: announced))
+        let before = builder.history(id: "t5", facts: archive.facts).purchases.first?.refunds
+        archive.add(try record(.googleVoidedPurchase, """
+            {"purchaseToken":"t5","voidedTimeMillis":"\(later)","orderId":"GPA.5","voidedQuantity":1}
+            """, receivedAt: later))
+        archive.add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(full)",\
+            "voidedPurchaseNotification":{"purchaseToken":"t5","orderId":"GPA.5","productType":2,"refundType":1}}
+            """, receivedAt: full))
+        let after = builder.history(id: "t5", facts: archive.facts).purchases.first?.refunds
+        #expect(before == [OneTimePurchase.Refund(at: announced, parts: 3, whole: 3)])
+        #expect(after?.filter { $0.at <= ms("2024-04-30T23:59:59Z") } == before)
     }
 
     /// A quantity that is no count of units is quarantined with the record, naming the field; null reads as 1.
