@@ -120,16 +120,16 @@ struct LineSplitter: StreamStage {
         // A byte order mark, as Windows tools write, before the first line.
         if line == 1, record.starts(with: [0xEF, 0xBB, 0xBF]) { record.removeFirst(3) }
         guard !Self.isBlank(record) else { return }
-        if var document = open {
+        // Taken out of `open` while it grows, so that its lines are appended in place, not copied per line.
+        if var document = open.take() {
             if document.isContinued(by: record), document.byteCount + 1 + record.count <= maximumRecordBytes {
                 document.add(record, number: line)
-                open = document
-                if document.isClosed { try closeOpenDocument(emit: emit) }
+                if document.isClosed { try yield(document, emit: emit) } else { open = document }
                 return
             }
             // No document goes on with this line (or it would hold more than a record may): its lines were
             // records of their own; this line is read afresh.
-            try closeOpenDocument(emit: emit)
+            try yield(document, emit: emit)
         }
         if Self.mayOpenDocument(record), record.count < maximumRecordBytes {
             var document = OpenDocument()
@@ -152,11 +152,16 @@ struct LineSplitter: StreamStage {
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    /// Yields the open document: one record at the line that opened it when it closed, else each of its lines
-    /// as a record of its own.
+    /// Yields the open document, if any (``yield(_:emit:)``).
     private mutating func closeOpenDocument(emit: (RawRecord) throws -> Void) throws {
-        guard let document = open, let first = document.lines.first else { return }
-        open = nil
+        guard let document = open.take() else { return }
+        try yield(document, emit: emit)
+    }
+
+    /// Yields `document`: one record at the line that opened it when it closed, else each of its lines as a
+    /// record of its own.
+    private func yield(_ document: OpenDocument, emit: (RawRecord) throws -> Void) throws {
+        guard let first = document.lines.first else { return }
         if document.isClosed {
             try emit(RawRecord(bytes: document.joined, provenance: Provenance(file: file, member: member, position: first.number)))
             return

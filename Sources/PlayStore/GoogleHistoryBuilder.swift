@@ -117,8 +117,7 @@ public struct GoogleHistoryBuilder: Sendable {
     /// refund; never more than are left); any other void (an item without it, an RTDN of a full refund or of
     /// none stated) gives back what is left. An RTDN of a partial refund (`refundType` 2) states no units: an item
     /// dated within a day of it is the same refund, stated; alone, it gives back what is left, as the whole.
-    func refunds(of purchase: OneTimePurchase, voids: [(at: Millis, order: String?, refundType: Int64?, quantity: Int64?)])
-        -> [OneTimePurchase.Refund] {
+    func refunds(of purchase: OneTimePurchase, voids: [TokenFacts.Voided]) -> [OneTimePurchase.Refund] {
         let quantity = purchase.quantity
         let stated = voids.filter { $0.quantity != nil }.map(\.at)
         let day: Millis = 86_400_000

@@ -21,8 +21,11 @@ struct TokenFacts {
     var start: Millis?
     /// Stated cancellations: (time, v1 `cancelReason`).
     var cancels: [(at: Millis, reason: Int?)] = []
-    /// Voided orders: (time, order id, `refundType`, units refunded by a quantity-based partial refund).
-    var voids: [(at: Millis, order: String?, refundType: Int64?, quantity: Int64?)] = []
+    /// A voided order: its time, order id, `refundType` (RTDNs) and the units a quantity-based partial refund
+    /// gave back (`voidedQuantity` of a voided-purchases item).
+    typealias Voided = (at: Millis, order: String?, refundType: Int64?, quantity: Int64?)
+    /// Voided orders.
+    var voids: [Voided] = []
     /// Tokens this one continues (`linkedPurchaseToken`).
     var linkedFrom: [String] = []
     /// `purchases.products.get` statements of the token's one-time product.
