@@ -136,12 +136,9 @@ struct AppleTransaction {
     /// count from 1 to ``largestQuantity``.
     private static func quantity(_ value: JSON?, path: String, transactionId: String) throws(Rejection) -> Int64 {
         guard let value, !value.isNull else { return 1 }
-        let count: Int64? = switch value {
-        case .number, .string: value.int64
-        default: nil  // `true` is no count, though `JSON.int64` reads it as 1
-        }
-        guard let quantity = count, (1...largestQuantity).contains(quantity) else {
-            let stated = count.map(String.init) ?? "a JSON \(JSON.typeName(value))"
+        // `true` is no count, though `JSON.int64` reads it as 1.
+        guard let quantity = value.integer, (1...largestQuantity).contains(quantity) else {
+            let stated = value.integer.map(String.init) ?? "a JSON \(JSON.typeName(value))"
             throw .invalid("\(path.isEmpty ? "" : path + ".")quantity of transaction \(transactionId) is \(stated), not a count from 1 to \(largestQuantity)")
         }
         return quantity

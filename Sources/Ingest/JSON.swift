@@ -40,8 +40,16 @@ public enum JSON: Sendable, Hashable {
         return s
     }
 
-    /// An integer from a number or a numeric string (`"1700000000000"`, `1.7e12` and `"12.0"` included).
+    /// An integer from a number or a numeric string (`"1700000000000"`, `1.7e12` and `"12.0"` included), or a
+    /// boolean as 1 or 0.
     public var int64: Int64? {
+        if case .bool(let b) = self { return b ? 1 : 0 }
+        return integer
+    }
+
+    /// An integer from a number or a numeric string only, as ``int64`` reads them: never from a boolean (what a
+    /// count or a time must be).
+    public var integer: Int64? {
         switch self {
         case .number(let text), .string(let text):
             let trimmed = text.trimmingASCIIWhitespace()
@@ -50,7 +58,6 @@ public enum JSON: Sendable, Hashable {
                 return Int64(value)
             }
             return nil
-        case .bool(let b): return b ? 1 : 0
         default: return nil
         }
     }

@@ -37,12 +37,7 @@ struct PayloadFields {
     func int64(_ key: String) throws(PayloadError) -> Int64? {
         guard let value = member(key) else { return nil }
         if case .string(let s) = value, s.isEmpty { return nil }
-        switch value {
-        case .number, .string:
-            if let n = value.int64 { return n }
-        default:
-            break
-        }
+        if let n = value.integer { return n }
         throw PayloadError(detail: "\(name(key)) is not an integer: \(JSONWriter.compact(value).prefix(80))")
     }
 

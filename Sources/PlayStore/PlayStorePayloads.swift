@@ -49,12 +49,7 @@ public struct PlayStorePayloads: PayloadRecognizer {
         }
         if object["packageName"] != nil, Self.rtdnMembers.contains(where: { object[$0] != nil }) {
             // Dated when `eventTimeMillis` reads as the translator reads it (else it falls back on `received_at`).
-            let dated = object["eventTimeMillis"].map { value in
-                switch value {
-                case .number, .string: value.int64 != nil
-                default: false
-                }
-            } ?? false
+            let dated = object["eventTimeMillis"]?.integer != nil
             return RecognizedPayload(source: .googleRTDN, payload: json, identity: dated ? .dated : nil)
         }
         switch object["kind"]?.string {

@@ -296,10 +296,7 @@ struct GoogleHistoryBuilderTests {
             {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\(bought)","purchaseState":0,"consumptionState":0,\
             "orderId":"GPA.7","quantity":"7","refundableQuantity":7,"regionCode":"ID"}
             """, receivedAt: bought + 5_000, token: "qtok", product: "gems_10", currency: "IDR"))
-        archive.add(try record(.googleRTDN, """
-            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(first)",\
-            "voidedPurchaseNotification":{"purchaseToken":"qtok","orderId":"GPA.7","productType":2,"refundType":2}}
-            """, receivedAt: first))
+        try archive.voidedRTDN("qtok", order: "GPA.7", refundType: 2, at: first)
         for (at, units) in [(first, 1), (second, 2)] {
             archive.add(try record(.googleVoidedPurchase, """
                 {"kind":"androidpublisher#voidedPurchase","purchaseToken":"qtok","purchaseTimeMillis":"\(bought)",\
@@ -321,13 +318,8 @@ struct GoogleHistoryBuilderTests {
         #expect(builder.history(id: "qtok", facts: later.facts).purchases.first?.refunds.last
                 == OneTimePurchase.Refund(at: second + day, parts: 4, whole: 7))
         var unstated = Archive()
-        unstated.add(try record(.googleProductV1, """
-            {"purchaseTimeMillis":"\(bought)","purchaseState":0,"orderId":"GPA.8","quantity":3}
-            """, receivedAt: bought, token: "u", product: "coins_100"))
-        unstated.add(try record(.googleRTDN, """
-            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(first)",\
-            "voidedPurchaseNotification":{"purchaseToken":"u","orderId":"GPA.8","productType":2,"refundType":2}}
-            """, receivedAt: first))
+        try unstated.product("u", "coins_100", order: "GPA.8", quantity: 3, at: bought)
+        try unstated.voidedRTDN("u", order: "GPA.8", refundType: 2, at: first)
         let whole = builder.history(id: "u", facts: unstated.facts).purchases
         #expect(whole.map(\.quantity) == [3] && whole.map(\.refunds) == [[OneTimePurchase.Refund(at: first, parts: 3, whole: 3)]])
     }
@@ -339,21 +331,13 @@ struct GoogleHistoryBuilderTests {
         let bought = ms("2024-03-01T10:00:00Z"), announced = ms("2024-03-10T10:00:00Z")
         let later = ms("2024-05-05T10:00:00Z"), full = ms("2024-06-01T10:00:00Z")
         var archive = Archive()
-        archive.add(try record(.googleProductV1, """
-            {"purchaseTimeMillis":"\(bought)","purchaseState":0,"orderId":"GPA.5","quantity":3}
-            """, receivedAt: bought, token: "t5", product: "coins_100"))
-        archive.add(try record(.googleRTDN, """
-            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(announced)",\
-            "voidedPurchaseNotification":{"purchaseToken":"t5","orderId":"GPA.5","productType":2,"refundType":2}}
-            """, receivedAt: announced))
+        try archive.product("t5", "coins_100", order: "GPA.5", quantity: 3, at: bought)
+        try archive.voidedRTDN("t5", order: "GPA.5", refundType: 2, at: announced)
         let before = builder.history(id: "t5", facts: archive.facts).purchases.first?.refunds
         archive.add(try record(.googleVoidedPurchase, """
             {"purchaseToken":"t5","voidedTimeMillis":"\(later)","orderId":"GPA.5","voidedQuantity":1}
             """, receivedAt: later))
-        archive.add(try record(.googleRTDN, """
-            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(full)",\
-            "voidedPurchaseNotification":{"purchaseToken":"t5","orderId":"GPA.5","productType":2,"refundType":1}}
-            """, receivedAt: full))
+        try archive.voidedRTDN("t5", order: "GPA.5", refundType: 1, at: full)
         let after = builder.history(id: "t5", facts: archive.facts).purchases.first?.refunds
         #expect(before == [OneTimePurchase.Refund(at: announced, parts: 3, whole: 3)])
         #expect(after?.filter { $0.at <= ms("2024-04-30T23:59:59Z") } == before)

@@ -122,3 +122,20 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension Archive {
+    /// A `purchases.products.get` resource of `quantity` units bought at `at`, logged then.
+    mutating func product(_ token: String, _ product: String, order: String, quantity: Int, at: Millis) throws {
+        add(try record(.googleProductV1, """
+            {"purchaseTimeMillis":"\(at)","purchaseState":0,"orderId":"\(order)","quantity":\(quantity)}
+            """, receivedAt: at, token: token, product: product))
+    }
+
+    /// The voided-purchase RTDN of a one-time product's order (`refundType` 1 full, 2 quantity-based partial).
+    mutating func voidedRTDN(_ token: String, order: String, refundType: Int, at: Millis) throws {
+        add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(at)",\
+            "voidedPurchaseNotification":{"purchaseToken":"\(token)","orderId":"\(order)","productType":2,"refundType":\(refundType)}}
+            """, receivedAt: at))
+    }
+}
