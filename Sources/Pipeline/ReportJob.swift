@@ -5,6 +5,7 @@ import Ledger
 import SubscriptionMetrics
 import PlayStore
 import Reporting
+import Synchronization
 
 /// The report stage: reads the ledger one subscription at a time, rebuilds each history with its store's
 /// builder, folds it into the metrics, and writes the report files.
@@ -233,20 +234,27 @@ public struct ReportJob {
         return ProgressFigures(text: text, fields: fields)
     }
 
-    /// The contents of every requested file, in a fixed order.
+    /// The contents of every requested file, in a fixed order (CSV files, `summary.json`, `report.html`).
+    ///
+    /// The formats are rendered at once, each on a core: they share nothing but the finished tables, and they
+    /// run after every slice has folded, so on one thread they were the report's serial tail (0.76 s of CPU in
+    /// the bench report, the page 0.5 s of it).
     public func render(_ outcome: Outcome) -> [(name: String, contents: String)] {
         let (tables, ingest, asOf) = (outcome.tables, outcome.ingest, outcome.asOf)
-        var files: [(name: String, contents: String)] = []
-        if settings.formats.contains(.csv) { files += CSVReport.files(tables) }
-        if settings.formats.contains(.json) {
-            files.append(("summary.json", SummaryJSON.render(tables, ingest: ingest, asOf: asOf, timeZone: settings.timeZone,
-                                                             generatedBy: settings.generatedBy)))
+        let (timeZone, generatedBy) = (settings.timeZone, settings.generatedBy)
+        let renderers: [@Sendable () -> [(name: String, contents: String)]] = Format.allCases.filter(settings.formats.contains).map { format in
+            switch format {
+            case .csv: { CSVReport.files(tables) }
+            case .json: { [("summary.json", SummaryJSON.render(tables, ingest: ingest, asOf: asOf, timeZone: timeZone, generatedBy: generatedBy))] }
+            case .html: { [("report.html", HTMLReport.render(tables, ingest: ingest, asOf: asOf, timeZone: timeZone, generatedBy: generatedBy))] }
+            }
         }
-        if settings.formats.contains(.html) {
-            files.append(("report.html", HTMLReport.render(tables, ingest: ingest, asOf: asOf, timeZone: settings.timeZone,
-                                                           generatedBy: settings.generatedBy)))
+        let rendered = Mutex([[(name: String, contents: String)]](repeating: [], count: renderers.count))
+        DispatchQueue.concurrentPerform(iterations: renderers.count) { index in
+            let files = renderers[index]()
+            rendered.withLock { $0[index] = files }
         }
-        return files
+        return rendered.withLock { $0.flatMap { $0 } }
     }
 }
 
