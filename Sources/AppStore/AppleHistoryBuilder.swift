@@ -152,13 +152,18 @@ public struct AppleHistoryBuilder: Sendable {
                 if !stated.productId.isEmpty { merged.period.productId = stated.productId }
                 if let amount = stated.priceMicros { merged.period.priceMicros = amount }
                 if let currency = stated.currency { merged.period.currency = currency }
-                if stated.offer != .unstatedOffer { merged.period.isTrial = stated.offer == .freeTrial }
+                if stated.offer != .unstatedOffer {
+                    merged.period.isTrial = stated.offer == .freeTrial
+                    merged.period.isIntroductory = stated.offer == .introductory
+                }
                 merged.upgraded = merged.upgraded || stated.upgraded
                 byId[ref] = merged
             } else {
                 byId[ref] = MergedPeriod(
                     period: Period(id: ref, productId: stated.productId, start: stated.start, end: stated.end,
-                                   isTrial: stated.offer == .freeTrial, priceMicros: stated.priceMicros,
+                                   isTrial: stated.offer == .freeTrial,
+                                   isIntroductory: stated.offer == .introductory || stated.offer == .unstatedOffer,
+                                   priceMicros: stated.priceMicros,
                                    currency: stated.currency),
                     upgraded: stated.upgraded)
             }

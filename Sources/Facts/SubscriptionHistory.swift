@@ -48,6 +48,9 @@ public struct Period: Sendable, Hashable {
     public var chargedAt: Millis
     /// A free trial (no charge). Introductory prices are paid periods.
     public var isTrial: Bool
+    /// Bought under an introductory price or another offer (never a free trial), which may cost less than the
+    /// product's list price: without a stated ``priceMicros`` the report prices it from the list, and says so.
+    public var isIntroductory: Bool
     /// Price in millionths of the major unit of ``currency``, when the payload states it.
     public var priceMicros: Int64?
     /// ISO 4217 currency of the price, when known from the payload or its context.
@@ -65,7 +68,7 @@ public struct Period: Sendable, Hashable {
     public var scheduledEnd: Millis?
 
     public init(id: String, productId: String, start: Millis, end: Millis, chargedAt: Millis? = nil,
-                isTrial: Bool = false, priceMicros: Int64? = nil, currency: String? = nil,
+                isTrial: Bool = false, isIntroductory: Bool = false, priceMicros: Int64? = nil, currency: String? = nil,
                 revokedAt: Millis? = nil, refundedPerHundredThousand: Int64 = 100_000,
                 endReason: EndReason = .unknown) {
         self.id = id
@@ -74,6 +77,7 @@ public struct Period: Sendable, Hashable {
         self.end = end
         self.chargedAt = chargedAt ?? start
         self.isTrial = isTrial
+        self.isIntroductory = isIntroductory && !isTrial
         self.priceMicros = priceMicros
         self.currency = currency
         self.revokedAt = revokedAt

@@ -146,7 +146,8 @@ struct TokenTimeline {
                 }
                 orderIndex[order] = periods.count
                 periods.append(Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
-                                      isTrial: snapshot.trial, priceMicros: snapshot.priceMicros,
+                                      isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
+                                      priceMicros: snapshot.priceMicros,
                                       currency: snapshot.currency))
                 phase = .active
                 phaseSince = t
@@ -376,7 +377,8 @@ struct TokenTimeline {
         if let previous { placed.start = max(placed.start, previous.end) }
         guard placed.start < end else { return [] }
         return placed.missing + [Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
-                                        isTrial: snapshot.trial, priceMicros: snapshot.priceMicros,
+                                        isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
+                                        priceMicros: snapshot.priceMicros,
                                         currency: snapshot.currency)]
     }
 }

@@ -1,10 +1,12 @@
 import SubscriptionMetrics
 
-/// The banners at the top of report.html for what makes its figures understate, so that nobody reads revenue
-/// that leaves transactions out without being told (the same warnings `report` says on stderr and
+/// The banners at the top of report.html for what makes its figures understate or overstate, so that nobody reads
+/// revenue that leaves transactions out, or guesses their price, without being told (the same warnings `report` says on stderr and
 /// `summary.json` has under `warnings`):
 /// - transactions with no known price: the total and each product's count, as sums of `revenue_monthly`'s
 ///   `unpriced_transactions` (tagged, so the browser check compares them with the CSV), and what to pass;
+/// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
+///   column holds them);
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -25,6 +27,16 @@ struct HTMLWarnings: Sendable {
             }.joined(separator: ", ")
             out += ". Run the report with <code>--prices FILE</code> (CSV <code>platform,product_id,currency,price,duration</code>)"
                 + " listing these products.</p>\n"
+        }
+        let listPriced = tables.listPricedOfferProducts
+        if !listPriced.isEmpty {
+            // No CSV column holds these counts, and every number on the page is a CSV cell's: the page names the
+            // products, and summary.json's `warnings` counts them.
+            out += "<p class=\"banner\" id=\"warning-list-priced\" role=\"note\"><strong>Revenue and MRR may overstate.</strong> "
+                + "Periods of an introductory or other offer whose payloads state no price count at the list price of "
+                + "<code>--prices</code>, which has one price per product: "
+                + HTMLText.escape(listPriced.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+                + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>list_priced_offers</code>).</p>\n"
         }
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {

@@ -62,16 +62,21 @@ public enum SummaryJSON {
 
     /// What makes the figures understate or incomplete, as counts a nightly job can alert on (cli.md: "when
     /// transactions had no price"): `unpriced_transactions` (revenue and MRR leave them out) with the products
-    /// they belong to, and with `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are
+    /// they belong to, `list_priced_offers` (offers without a stated price, counted at the list price: revenue and MRR
+    /// overstate where the offer cost less) with theirs, and with `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are
     /// empty. Every key is always there, zero or empty when nothing is missing.
     static func warningsObject(_ tables: ReportTables) -> String {
-        let products = tables.unpricedProducts.map {
-            JSONText.object([("platform", JSONText.string($0.platform.rawValue)), ("product_id", JSONText.string($0.productId)),
-                             ("unpriced_transactions", String($0.transactions))])
+        func products(_ products: [ProductCount], counting key: String) -> String {
+            "[" + products.map {
+                JSONText.object([("platform", JSONText.string($0.platform.rawValue)), ("product_id", JSONText.string($0.productId)),
+                                 (key, String($0.transactions))])
+            }.joined(separator: ",") + "]"
         }
         return JSONText.object([
             ("unpriced_transactions", String(tables.unpricedTransactions)),
-            ("unpriced_products", "[" + products.joined(separator: ",") + "]"),
+            ("unpriced_products", products(tables.unpricedProducts, counting: "unpriced_transactions")),
+            ("list_priced_offers", String(tables.listPricedOffers)),
+            ("list_priced_offer_products", products(tables.listPricedOfferProducts, counting: "list_priced_offers")),
             ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

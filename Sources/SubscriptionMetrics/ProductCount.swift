@@ -1,30 +1,51 @@
 import Facts
 
-/// A product whose transactions had no known price (or no currency) up to the as-of time: counted in
-/// `unpriced_transactions`, left out of gross, refunds, net and MRR, so those understate until a price list
-/// (`--prices`) supplies them. The report says so on stderr, in `summary.json` `warnings` and in report.html.
-public struct UnpricedProduct: Sendable, Hashable {
+/// A product and how many of its transactions up to the as-of time a report warns about (summed over months and
+/// currencies of `revenue_monthly`):
+/// - ``ReportTables/unpricedProducts``: transactions with no known price (or no currency), counted in
+///   `unpriced_transactions` and left out of gross, refunds, net and MRR, so those understate until a price list
+///   (`--prices`) supplies them;
+/// - ``ReportTables/listPricedOfferProducts``: periods of an introductory or other offer whose payloads state no
+///   price (Apple receipts and V1 notifications, signed transactions before late 2023, Google v2 introductory
+///   phases), priced at the product's list price, so gross and MRR overstate where the offer cost less.
+///
+/// The report says both on stderr, in `summary.json` `warnings` and in report.html.
+public struct ProductCount: Sendable, Hashable {
     public var platform: Platform
     public var productId: String
-    /// `unpriced_transactions` of the product, summed over months and currencies.
     public var transactions: Int
+
+    public init(platform: Platform, productId: String, transactions: Int) {
+        self.platform = platform
+        self.productId = productId
+        self.transactions = transactions
+    }
 }
 
 extension ReportTables {
     /// The products with unpriced transactions, from `revenue_monthly`'s rows (so the same numbers as the CSV),
     /// sorted by platform and product id (byte order); products with none are left out.
-    public var unpricedProducts: [UnpricedProduct] {
-        var counts: [Platform: [String: Int]] = [:]
-        for row in revenueMonthly where row.unpricedTransactions > 0 {
-            counts[row.platform, default: [:]][row.productId, default: 0] += row.unpricedTransactions
-        }
-        return counts.keys.sorted().flatMap { platform in
-            (counts[platform] ?? [:]).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
-                UnpricedProduct(platform: platform, productId: $0.key, transactions: $0.value)
-            }
-        }
-    }
+    public var unpricedProducts: [ProductCount] { products(counting: \.unpricedTransactions) }
 
     /// `unpriced_transactions` over every row.
     public var unpricedTransactions: Int { revenueMonthly.reduce(0) { $0 + $1.unpricedTransactions } }
+
+    /// The products with offers priced from the list (``RevenueMonthlyRow/listPricedOffers``), sorted as
+    /// ``unpricedProducts``.
+    public var listPricedOfferProducts: [ProductCount] { products(counting: \.listPricedOffers) }
+
+    /// ``RevenueMonthlyRow/listPricedOffers`` over every row.
+    public var listPricedOffers: Int { revenueMonthly.reduce(0) { $0 + $1.listPricedOffers } }
+
+    private func products(counting count: KeyPath<RevenueMonthlyRow, Int>) -> [ProductCount] {
+        var counts: [Platform: [String: Int]] = [:]
+        for row in revenueMonthly where row[keyPath: count] > 0 {
+            counts[row.platform, default: [:]][row.productId, default: 0] += row[keyPath: count]
+        }
+        return counts.keys.sorted().flatMap { platform in
+            (counts[platform] ?? [:]).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
+                ProductCount(platform: platform, productId: $0.key, transactions: $0.value)
+            }
+        }
+    }
 }

@@ -25,13 +25,15 @@ struct RevenueAggregator: Sendable {
         var transactions = 0
         var refundedTransactions = 0
         var unpricedTransactions = 0
+        /// Periods of an offer priced from the list (``RevenueMonthlyRow/listPricedOffers``).
+        var listPricedOffers = 0
         /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
         var mrrTwelfthsChange: Int64 = 0
 
         /// No charge, refund or MRR change (an MRR segment may start and end in one month): nothing to write.
         var isZero: Bool {
             grossMicros == 0 && refundMicros == 0 && transactions == 0 && refundedTransactions == 0
-                && unpricedTransactions == 0 && mrrTwelfthsChange == 0
+                && unpricedTransactions == 0 && listPricedOffers == 0 && mrrTwelfthsChange == 0
         }
 
         mutating func add(_ other: Counts) {
@@ -40,6 +42,7 @@ struct RevenueAggregator: Sendable {
             transactions += other.transactions
             refundedTransactions += other.refundedTransactions
             unpricedTransactions += other.unpricedTransactions
+            listPricedOffers += other.listPricedOffers
             mrrTwelfthsChange = FullWidth.add(mrrTwelfthsChange, other.mrrTwelfthsChange)
         }
     }
@@ -80,6 +83,7 @@ struct RevenueAggregator: Sendable {
             update(period.chargedAt, periodSeries[index]) { counts in
                 counts.transactions += 1
                 if let micros = price.micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
+                if period.isIntroductory, period.priceMicros == nil, price.micros != nil { counts.listPricedOffers += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
                 let refund = price.micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
@@ -135,7 +139,7 @@ struct RevenueAggregator: Sendable {
                     month: label, platform: series.platform, productId: series.productId, currency: series.currency,
                     gross: Money(micros: counts.grossMicros), refunds: Money(micros: counts.refundMicros),
                     transactions: counts.transactions, refundedTransactions: counts.refundedTransactions,
-                    unpricedTransactions: counts.unpricedTransactions,
+                    unpricedTransactions: counts.unpricedTransactions, listPricedOffers: counts.listPricedOffers,
                     mrrEnd: Money(units: mrrTwelfths, unitsPerMicro: 12))
                 if let reportingCurrency {
                     // A row without a currency holds only unpriced transactions (every amount 0): nothing to
@@ -192,6 +196,7 @@ extension RevenueAggregator {
                 writer.count(cell.counts.transactions)
                 writer.count(cell.counts.refundedTransactions)
                 writer.count(cell.counts.unpricedTransactions)
+                writer.count(cell.counts.listPricedOffers)
                 writer.signed(cell.counts.mrrTwelfthsChange)
             }
         }
@@ -209,8 +214,8 @@ extension RevenueAggregator {
                 let key = Key(month: try reader.month(in: months), series: index)
                 var value = Counts()
                 (value.grossMicros, value.refundMicros) = (try reader.signed(), try reader.signed())
-                (value.transactions, value.refundedTransactions, value.unpricedTransactions)
-                    = (try reader.tally(), try reader.tally(), try reader.tally())
+                (value.transactions, value.refundedTransactions, value.unpricedTransactions, value.listPricedOffers)
+                    = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
                 value.mrrTwelfthsChange = try reader.signed()
                 guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a month is written twice") }
             }

@@ -19,6 +19,10 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     public var refundedTransactions: Int
     /// Of `transactions`, those with no known price or currency: counted, never guessed.
     public var unpricedTransactions: Int
+    /// Of `transactions`, periods bought under an introductory or other offer whose payloads state no price, priced
+    /// at the product's list price (`--prices`): gross overstates where the offer cost less. Not a CSV column:
+    /// the report's warnings say it (``ReportTables/listPricedOffers``).
+    public var listPricedOffers: Int = 0
     /// Monthly recurring revenue of the subscriptions in `paid` state at the end of the month.
     public var mrrEnd: Money
     /// The amounts in the reporting currency, present when `--currency` is given (each `nil` without a rate).

@@ -39,8 +39,9 @@ extension ReportJob.Outcome {
         return lines.joined(separator: "\n")
     }
 
-    /// Says, as warnings on stderr, what makes the reports understate and how to fix it: transactions with no
-    /// price (cli.md), months without an FX rate, statements dated after the run's clock.
+    /// Says, as warnings on stderr, what makes the reports understate or overstate and how to fix it: transactions
+    /// with no price (cli.md), offers priced from the list, months without an FX rate, statements dated after the
+    /// run's clock.
     func warnAboutGaps(logger: Logger, pricesGiven: Bool) {
         if let futureStatementAt {
             logger.warning("""
@@ -59,6 +60,16 @@ extension ReportJob.Outcome {
                 revenue and MRR leave them out and understate; \(fix)
                 """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
                                 "unpriced_products": "\(unpriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+        }
+        let listPriced = tables.listPricedOfferProducts
+        if !listPriced.isEmpty {
+            let products = listPriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
+            logger.warning("""
+                \(tables.listPricedOffers) periods of an introductory or other offer had no price in their payloads \
+                (\(products.joined(separator: ", "))): they count at the list price of --prices, so revenue and MRR \
+                overstate where the offer cost less (the price list has one price per product)
+                """, metadata: ["list_priced_offers": "\(tables.listPricedOffers)",
+                                "list_priced_offer_products": "\(listPriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
         }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }

@@ -152,9 +152,16 @@ import Testing
         let receipt = Self.fact(AppleFactKind.period, "T", at: 0, observed: 100, ref: "t1", product: "p", end: 7_000, flags: .trial)
         let signed = Self.fact(AppleFactKind.period, "T", at: 0, observed: 200, ref: "t1", product: "p", end: 7_000,
                                flags: [.introductory, .inferred])
-        #expect(AppleHistoryBuilder().history(id: "T", facts: [receipt, signed]).periods.map(\.isTrial) == [true])
-        // Alone, it counts as a paid introductory period, as metrics.md defines trials.
-        #expect(AppleHistoryBuilder().history(id: "T", facts: [signed]).periods.map(\.isTrial) == [false])
+        let stated = AppleHistoryBuilder().history(id: "T", facts: [receipt, signed]).periods
+        #expect(stated.map(\.isTrial) == [true] && stated.map(\.isIntroductory) == [false])
+        // Alone, it counts as a paid introductory period, as metrics.md defines trials: priced from the list, and
+        // counted as an offer priced so.
+        let alone = AppleHistoryBuilder().history(id: "T", facts: [signed]).periods
+        #expect(alone.map(\.isTrial) == [false] && alone.map(\.isIntroductory) == [true])
+        // A receipt's introductory period (`is_in_intro_offer_period`) is one too, and stays one when restated.
+        let receiptIntro = Self.fact(AppleFactKind.period, "T", at: 0, observed: 100, ref: "t1", product: "p", end: 7_000,
+                                     flags: .introductory)
+        #expect(AppleHistoryBuilder().history(id: "T", facts: [receiptIntro, signed]).periods.map(\.isIntroductory) == [true])
     }
 
     @Test func anExtendedPeriodUpgradedLaterIsBridgedToTheNewPlan() {

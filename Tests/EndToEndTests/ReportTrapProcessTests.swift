@@ -61,7 +61,11 @@ struct ReportTrapProcessTests {
                                               in: workspace, tag: "priced")
         #expect(priced.status == 0)
         #expect(!priced.stderr.contains("no known price"), "\(priced.stderr)")
-        #expect((try Self.json(workspace.file("priced/summary.json"))["warnings"] as? [String: Any])?["unpriced_transactions"] as? Int == 0)
+        let pricedWarnings = try #require(try Self.json(workspace.file("priced/summary.json"))["warnings"] as? [String: Any])
+        #expect(pricedWarnings["unpriced_transactions"] as? Int == 0)
+        // The simulation sells no introductory offer: nothing is priced from the list in their place.
+        #expect(pricedWarnings["list_priced_offers"] as? Int == 0 && (pricedWarnings["list_priced_offer_products"] as? [Any])?.isEmpty == true)
+        #expect(!priced.stderr.contains("had no price in their payloads"), "\(priced.stderr)")
         #expect(!(try String(contentsOfFile: workspace.file("priced/report.html"), encoding: .utf8)).contains("warning-unpriced"))
     }
 

@@ -118,12 +118,15 @@ enum RandomHistories {
             t = end
         }
         var statedPrice: Int64? = chance(0.4) ? [4_990_000, 9_990_000, 199_000_000].randomElement(using: &random) : nil
-        for _ in 0..<Int.random(in: 1...16, using: &random) {
+        for renewal in 0..<Int.random(in: 1...16, using: &random) {
             let start = t
             let end = start + product.days * day
             if chance(0.04), currency != nil { currency = currency == "EUR" ? "USD" : "EUR" }
             if chance(0.05), let price = statedPrice { statedPrice = price + 1_000_000 }
-            var period = Period(id: periodId(), productId: product.id, start: start, end: end, priceMicros: statedPrice,
+            // The first period of one spell in three is an introductory offer (chosen without a draw, so that no
+            // other draw moves): without a stated price it is priced from the list, and counted as such.
+            var period = Period(id: periodId(), productId: product.id, start: start, end: end,
+                                isIntroductory: renewal == 0 && periods.count % 3 == 0, priceMicros: statedPrice,
                                 currency: currency)
             if chance(0.04) {
                 // A refund (sometimes prorated) ends the subscription.

@@ -41,6 +41,36 @@ import Testing
         ])
     }
 
+    /// A period of an introductory (or unstated) offer whose payloads state no price counts at the list price, as
+    /// metrics.md prices legacy payloads, and is counted as such per product: the report warns that gross and MRR
+    /// overstate there. One with a stated price, a free trial, an unpriced one and a plain renewal are not counted.
+    @Test func offersPricedFromTheListAreCounted() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            apple,monthly,USD,9.99,P1M
+            """)
+        var intro = paid("1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5))
+        intro.isIntroductory = true
+        var statedIntro = paid("4", "monthly", utc(2024, 1, 7), utc(2024, 2, 7), price: 2_990_000)
+        statedIntro.isIntroductory = true
+        var unpricedIntro = paid("5", "monthly", utc(2024, 1, 8), utc(2024, 2, 8), currency: "GBP")
+        unpricedIntro.isIntroductory = true
+        let histories = [
+            SubscriptionHistory(platform: .apple, id: "a", periods: [intro, paid("2", "monthly", utc(2024, 2, 5), utc(2024, 3, 5))]),
+            SubscriptionHistory(platform: .apple, id: "b", periods: [trial("3", "monthly", utc(2024, 1, 6), utc(2024, 1, 13))]),
+            SubscriptionHistory(platform: .apple, id: "c", periods: [statedIntro]),
+            SubscriptionHistory(platform: .apple, id: "d", periods: [unpricedIntro]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 2, 29), prices: prices)
+        #expect(result.revenueMonthly.map { "\($0.month) \($0.currency) \($0.listPricedOffers)" }
+                == ["2024-01 GBP 0", "2024-01 USD 1", "2024-02 USD 0"])
+        #expect(result.listPricedOffers == 1)
+        #expect(result.listPricedOfferProducts == [ProductCount(platform: .apple, productId: "monthly", transactions: 1)])
+        #expect(result.unpricedProducts == [ProductCount(platform: .apple, productId: "monthly", transactions: 1)])
+        // Without a price list the offer is unpriced, not priced from the list.
+        #expect(try tables(histories, asOf: utc(2024, 2, 29)).listPricedOffers == 0)
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """

@@ -267,6 +267,24 @@ struct GoogleHistoryBuilderTests {
         #expect(history.periods.map(\.priceMicros) == [0, 4_990_000])
     }
 
+    /// A v2 `introductoryPrice` phase states no charge (the recurring price is the base plan's): the period is an
+    /// introductory one without a price, which the report prices from the list and counts as such; the renewal
+    /// at the recurring price is not.
+    @Test func introductoryPhaseIsAnIntroductoryPeriodWithoutPrice() throws {
+        let token = "tok-ip", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), introEnd = ms("2024-02-01T00:00:00Z")
+        var archive = Archive()
+        try archive.v2(token, product, at: start, v2JSON(state: active, start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                                                         latestOrderId: "GPA.6", offerPhase: "\"introductoryPrice\":{}"))
+        try archive.v2(token, product, at: introEnd, v2JSON(state: active, start: "2024-01-01T00:00:00Z", expiry: "2024-03-01T00:00:00Z",
+                                                            latestOrderId: "GPA.6..0"))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.6", "GPA.6..0"])
+        #expect(history.periods.map(\.isIntroductory) == [true, false])
+        #expect(history.periods.map(\.isTrial) == [false, false])
+        #expect(history.periods.first?.priceMicros == nil)
+    }
+
     @Test func oneTimeProductIsAPurchase() throws {
         var archive = Archive()
         let bought = ms("2024-03-04T12:00:00Z")

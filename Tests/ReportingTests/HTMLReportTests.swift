@@ -457,6 +457,21 @@ private enum HTMLKeyCount {
                                        generatedBy: "x")
         #expect(!priced.contains("class=\"banner\""))
 
+        // An introductory period with no stated price, priced from the list: the page names the product, and
+        // carries no count of its own (no CSV column holds it; summary.json does).
+        var offered = WorkedExample.histories
+        let index = try #require(offered.firstIndex { $0.periods.contains { !$0.isTrial && $0.priceMicros == nil } })
+        let period = try #require(offered[index].periods.firstIndex { !$0.isTrial && $0.priceMicros == nil })
+        offered[index].periods[period].isIntroductory = true
+        let listed = try engineTables(offered, asOf: WorkedExample.asOf, prices: try WorkedExample.prices())
+        #expect(listed.listPricedOffers == 1)
+        let listedPage = HTMLReport.render(listed, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        let listedBanner = try #require(listedPage.components(separatedBy: "<p class=\"banner\" id=\"warning-list-priced\"").dropFirst().first?
+            .components(separatedBy: "</p>").first)
+        let product = offered[index].platform.rawValue + " " + offered[index].periods[period].productId
+        #expect(listedBanner.contains("<strong>Revenue and MRR may overstate.</strong>") && listedBanner.contains(product))
+        #expect(pageFigures("<p" + listedBanner + "</p>").isEmpty)
+
         let fx = try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0068\n2024-02,JPY,0.0067\n")
         var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
                                                           reportingCurrency: "USD", fxRates: fx))
