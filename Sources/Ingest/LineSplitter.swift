@@ -13,6 +13,9 @@
 /// hold), its lines are records of their own, at their own numbers, as if it had never opened: a line cut
 /// short swallows no record after it. A document still open when damage upstream cuts the input off is a half
 /// record, not yielded (``StreamStage``'s contract).
+///
+/// A JSON array on a line (or a pretty-printed one over several) is a batch of records: each element is a
+/// record, numbered with the line the array starts on.
 struct LineSplitter: StreamStage {
     let file: String
     let member: String?
@@ -140,7 +143,39 @@ struct LineSplitter: StreamStage {
             }
         }
         if record.count > maximumRecordBytes { record.removeSubrange(maximumRecordBytes...) }
-        try emit(RawRecord(bytes: record, provenance: Provenance(file: file, member: member, position: line)))
+        try emitRecord(record, at: line, emit: emit)
+    }
+
+    /// Emits what line `number` holds (a line, or a document joined from the lines it opened): a JSON array's
+    /// elements, each a record at that line, as a `.json` file's array is read (a batch a logger wrote on one
+    /// line); any other value as one record. An array that is cut off (a line cut short, a document that never
+    /// closed) stays one record, which the parser quarantines whole.
+    private func emitRecord(_ bytes: [UInt8], at number: Int64, emit: (RawRecord) throws -> Void) throws {
+        let provenance = Provenance(file: file, member: member, position: number)
+        guard bytes.first(where: { !JSONDocumentSplitter.isWhitespace($0) }) == UInt8(ascii: "["),
+              let elements = arrayElements(bytes) else {
+            try emit(RawRecord(bytes: bytes, provenance: provenance))
+            return
+        }
+        for element in elements { try emit(RawRecord(bytes: element, provenance: provenance)) }
+    }
+
+    /// The elements of the JSON array `bytes` as ``JSONDocumentSplitter`` finds them (from a byte that breaks
+    /// the array's structure, the rest is one element, quarantined as malformed); `nil` when it is cut off.
+    private func arrayElements(_ bytes: [UInt8]) -> [[UInt8]]? {
+        var splitter = JSONDocumentSplitter(file: file, member: member, maximumRecordBytes: maximumRecordBytes)
+        var elements: [[UInt8]] = []
+        var damages: [Damage] = []
+        let origin = ChunkOrigin(offset: 0, linear: false)
+        do {
+            try bytes.withUnsafeBytes { chunk in
+                try splitter.write(chunk, origin: origin, damages: &damages) { elements.append($0.bytes) }
+            }
+            try splitter.finish(origin: origin, damages: &damages) { elements.append($0.bytes) }
+        } catch {
+            return nil
+        }
+        return damages.isEmpty ? elements : nil
     }
 
     /// Whether `line` may open a document that goes on over the next lines: it starts an object or array and
@@ -163,12 +198,10 @@ struct LineSplitter: StreamStage {
     private func yield(_ document: OpenDocument, emit: (RawRecord) throws -> Void) throws {
         guard let first = document.lines.first else { return }
         if document.isClosed {
-            try emit(RawRecord(bytes: document.joined, provenance: Provenance(file: file, member: member, position: first.number)))
+            try emitRecord(document.joined, at: first.number, emit: emit)
             return
         }
-        for (number, bytes) in document.lines {
-            try emit(RawRecord(bytes: bytes, provenance: Provenance(file: file, member: member, position: number)))
-        }
+        for (number, bytes) in document.lines { try emitRecord(bytes, at: number, emit: emit) }
     }
 
     /// Keeps the unfinished start of a line, at most one byte beyond the bound (enough to know it is too long).

@@ -94,10 +94,34 @@ import Testing
         #expect(recovered.texts == indented, "\(recovered.texts)")
         #expect(recovered.positions == [1, 2, 3, 4, 5])
 
-        // Printed with no indentation (`json.dumps(indent=0)`): objects inside it start at the first column.
-        let flat = "[\n{\n\"kind\": \"androidpublisher#voidedPurchase\",\n\"orderId\": \"GPA.1\"\n},\n{\n\"orderId\": \"GPA.2\"\n}\n]"
+        // Printed with no indentation (`json.dumps(indent=0)`): objects inside it start at the first column. It is
+        // an array: its elements are the records, at the line it opens on.
+        let elements = ["{\n\"kind\": \"androidpublisher#voidedPurchase\",\n\"orderId\": \"GPA.1\"\n}", "{\n\"orderId\": \"GPA.2\"\n}"]
+        let flat = "[\n" + elements.joined(separator: ",\n") + "\n]"
         let unindented = try readAll(try folder.write("flat.ndjson", Self.lines[0] + "\n" + flat + "\n" + Self.lines[2] + "\n"))
-        #expect(unindented.texts == [Self.lines[0], flat, Self.lines[2]] && unindented.positions == [1, 2, 11])
+        #expect(unindented.texts == [Self.lines[0]] + elements + [Self.lines[2]] && unindented.positions == [1, 2, 2, 11])
+    }
+
+    /// A logger that writes a batch of records as a JSON array on one line: each element is a record (at that
+    /// line), as in a `.json` file's array, not one unrecognized record holding them all. Where the array breaks,
+    /// the rest is one malformed record; an array cut short stays one record, quarantined whole.
+    @Test func aJSONArrayOnALineIsABatchOfRecords() throws {
+        let folder = try TemporaryFolder()
+        let batch = "[" + Self.lines[1] + ", " + Self.lines[2] + "]"
+        let broken = "[" + Self.lines[2] + " oops]"
+        let cut = "[" + Self.lines[1] + ", {\"kind\":"
+        let text = Self.lines[0] + "\n" + batch + "\n[]\n" + broken + "\n" + cut + "\n" + Self.lines[0] + "\n"
+        let result = try readAll(try folder.write("batches.ndjson", text))
+        #expect(result.damages.isEmpty)
+        #expect(result.texts == [Self.lines[0], Self.lines[1], Self.lines[2], Self.lines[2], "oops]", cut, Self.lines[0]],
+                "\(result.texts)")
+        #expect(result.positions == [1, 2, 2, 4, 4, 5, 6])
+        let parser = RecordParser(times: testTimes)
+        let sources = result.records.map { record -> String? in
+            if case .success(let parsed) = parser.parse(record) { return parsed.source.rawValue } else { return nil }
+        }
+        #expect(sources == ["google.rtdn", "apple.notification.v1", "google.subscription.v1", "google.subscription.v1", nil, nil,
+                            "google.rtdn"], "\(sources)")
     }
 
     @Test func jsonSingleRecordIsPositionZero() throws {
