@@ -8,7 +8,8 @@
 ///
 /// A file that is not valid JSON as a whole still gives up what it can: complete elements are yielded; from the
 /// first byte that breaks the array's structure, the rest is yielded as one record (it will be quarantined as
-/// malformed). A document that ends inside a value or before its array is closed was cut off: that is damage.
+/// malformed). Among top-level documents, a line that starts no object, array or string (garbage, a bare word)
+/// is one record to its end, not a record per token. A document that ends inside a value or before its array is closed was cut off: that is damage.
 struct JSONDocumentSplitter: StreamStage {
     let file: String
     let member: String?
@@ -23,6 +24,9 @@ struct JSONDocumentSplitter: StreamStage {
         case beforeElement
         /// Inside an element, or inside a top-level document (``documents``).
         case element
+        /// Inside a top-level document that starts with neither `{`, `[` nor `"` (a garbage line, a bare word
+        /// or number): it runs to the end of its line, one record however many tokens it holds.
+        case line
         /// After an element, expecting `,` or `]`.
         case afterElement
         /// After the closing `]`; only whitespace may follow.
@@ -52,7 +56,7 @@ struct JSONDocumentSplitter: StreamStage {
         let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         var position = 0
         /// Where the value being collected starts in this chunk, if it is being collected.
-        var valueStart: Int? = (state == .element || state == .broken) ? 0 : nil
+        var valueStart: Int? = (state == .element || state == .line || state == .broken) ? 0 : nil
         while position < bytes.count {
             let byte = bytes[position]
             switch state {
@@ -66,14 +70,23 @@ struct JSONDocumentSplitter: StreamStage {
                     position += 1
                 } else {
                     documents = true
-                    startValue(at: position, &valueStart)
+                    startDocument(at: position, byte, &valueStart)
                 }
             case .betweenDocuments:
                 if Self.isWhitespace(byte) {
                     position += 1
                 } else {
-                    startValue(at: position, &valueStart)
+                    startDocument(at: position, byte, &valueStart)
                 }
+            case .line:
+                guard let newline = bytes.index(of: 0x0A, from: position) else {
+                    position = bytes.count
+                    continue
+                }
+                try yield(bytes, from: valueStart ?? 0, to: newline, emit: emit)
+                valueStart = nil
+                state = .betweenDocuments
+                position = newline + 1
             case .beforeElement:
                 if Self.isWhitespace(byte) {
                     position += 1
@@ -152,7 +165,7 @@ struct JSONDocumentSplitter: StreamStage {
                 throw StageDamage(offset: origin.offset, reason: "JSON document cut off inside a value")
             }
             try yieldBuffer(emit: emit)
-        case .broken:
+        case .broken, .line:
             try yieldBuffer(emit: emit)
         case .element where depth == 0 && !inString:
             throw StageDamage(offset: origin.offset, reason: "JSON array cut off after element \(index)")
@@ -160,6 +173,17 @@ struct JSONDocumentSplitter: StreamStage {
             throw StageDamage(offset: origin.offset, reason: "JSON array cut off inside element \(index)")
         case .beforeElement, .afterElement:
             throw StageDamage(offset: origin.offset, reason: "JSON array cut off after \(index) elements")
+        }
+    }
+
+    /// Begins a top-level document at `position`, whose first byte is `byte`: a value, or a line of something
+    /// else (``State/line``).
+    private mutating func startDocument(at position: Int, _ byte: UInt8, _ valueStart: inout Int?) {
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "\"") {
+            startValue(at: position, &valueStart)
+        } else {
+            state = .line
+            valueStart = position
         }
     }
 

@@ -148,6 +148,12 @@ import Testing
             #expect(documents.texts == [first, second], "\(name)")
             #expect(documents.positions == [0, 1] && documents.damages.isEmpty, "\(name)")
         }
+        // A garbage line among the documents, and a stray closing brace, are a record each (quarantined whole),
+        // not a record per word, and the documents after them are read.
+        let garbage = "this is not json, at all"
+        let mixed = try readAll(try folder.write("mixed.txt", first + "\n" + garbage + "\r\n" + second + "}\n" + first + "\n42 true\n"))
+        #expect(mixed.texts == [first, garbage, second, "}", first, "42 true"] && mixed.damages.isEmpty, "\(mixed.texts)")
+        #expect(mixed.positions == [0, 1, 2, 3, 4, 5])
         // A document cut off inside its value is damage; the one before it is read.
         let cut = try readAll(try folder.write("cut.txt", first + "\n{\n  \"notification_type\": \"DID_"))
         #expect(cut.texts == [first] && cut.damages.count == 1)
