@@ -24,6 +24,8 @@ struct AppleTransaction {
     /// Ended by an upgrade: its cancellation is not a refund (`is_upgraded` / `isUpgraded`).
     var upgraded = false
     var trial = false
+    /// Bought under a paid offer: introductory (`is_in_intro_offer_period`, `offerType` 1), or a receipt's
+    /// promotional offer or offer code (`promotional_offer_id`, `offer_code_ref_name`).
     var introductory = false
     /// An offer (`offerType` 1 to 3) of a signed transaction without `offerDiscountType` (signed before late 2023).
     var offerKindUnstated = false
@@ -80,7 +82,9 @@ struct AppleTransaction {
         revoked = try AppleDate.time(value, "cancellation_date", path: path, times: times)
         upgraded = value["is_upgraded"]?.bool == true
         trial = value["is_trial_period"]?.bool == true
-        introductory = !trial && value["is_in_intro_offer_period"]?.bool == true
+        // A paid offer: introductory, or a promotional offer or offer code (which receipts name, and price nowhere).
+        introductory = !trial && (value["is_in_intro_offer_period"]?.bool == true
+            || value["promotional_offer_id"]?.nonEmptyString != nil || value["offer_code_ref_name"]?.nonEmptyString != nil)
         webOrderLineItemId = value["web_order_line_item_id"]?.nonEmptyString
         if expires == nil { quantity = try Self.quantity(value["quantity"], path: path, transactionId: transactionId) }
     }

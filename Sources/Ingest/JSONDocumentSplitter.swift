@@ -1,6 +1,7 @@
 /// Splits JSON text laid out as documents into records: each element of a top-level array, streamed element by
-/// element so that a large array never sits in memory, or each top-level value of text that is not an array
-/// (one document, or pretty-printed documents one after another).
+/// element so that a large array never sits in memory, and each other top-level value (one document, or
+/// pretty-printed documents one after another). Top-level values may follow one another in any mix: a batch
+/// array after a batch array (a logger's arrays one per line) gives the elements of both.
 ///
 /// The splitter does not parse: it tracks only string, escape and nesting state, which is enough to find where
 /// a value ends; ``RecordParser`` parses each value later. Positions are 0-based element or document indexes
@@ -8,8 +9,8 @@
 ///
 /// A file that is not valid JSON as a whole still gives up what it can: complete elements are yielded; from the
 /// first byte that breaks the array's structure, the rest is yielded as one record (it will be quarantined as
-/// malformed). Among top-level documents, a line that starts no object, array or string (garbage, a bare word)
-/// is one record to its end, not a record per token. A document that ends inside a value or before its array is closed was cut off: that is damage.
+/// malformed). Among top-level documents, a run of something that starts no object, array or string (a garbage
+/// line, a bare word) is one record, to the end of its line or the next value on it: not a record per word. A document that ends inside a value or before its array is closed was cut off: that is damage.
 struct JSONDocumentSplitter: StreamStage {
     let file: String
     let member: String?
@@ -18,26 +19,25 @@ struct JSONDocumentSplitter: StreamStage {
     private enum State {
         /// Before the first value (whitespace, byte order mark).
         case start
-        /// Between top-level documents (text that is not an array), expecting another or the end.
+        /// Between top-level values (after a document, or after an array's `]`), expecting another or the end.
         case betweenDocuments
         /// Inside the array, expecting an element or `]`.
         case beforeElement
-        /// Inside an element, or inside a top-level document (``documents``).
+        /// Inside an element of an array (``inArray``), or inside a top-level document.
         case element
-        /// Inside a top-level document that starts with neither `{`, `[` nor `"` (a garbage line, a bare word
-        /// or number): it runs to the end of its line, one record however many tokens it holds.
+        /// Inside a top-level value that starts with neither `{`, `[` nor `"` (a garbage line, a bare word or
+        /// number): it runs to the end of its line, or to an object, array or string that starts on it, one
+        /// record however many words it holds.
         case line
         /// After an element, expecting `,` or `]`.
         case afterElement
-        /// After the closing `]`; only whitespace may follow.
-        case closed
         /// The structure broke; everything from here on is one record.
         case broken
     }
 
     private var state = State.start
-    /// The text is top-level documents, not an array: a value that ends is followed by another document.
-    private var documents = false
+    /// The value being read is an element of a top-level array (else a top-level document).
+    private var inArray = false
     private var depth = 0
     private var inString = false
     private var escaped = false
@@ -60,38 +60,32 @@ struct JSONDocumentSplitter: StreamStage {
         while position < bytes.count {
             let byte = bytes[position]
             switch state {
-            case .start:
-                if Self.isWhitespace(byte) || byte == 0xEF || byte == 0xBB || byte == 0xBF {
+            case .start, .betweenDocuments:
+                if Self.isWhitespace(byte) || (state == .start && (byte == 0xEF || byte == 0xBB || byte == 0xBF)) {
                     position += 1
-                    continue
-                }
-                if byte == UInt8(ascii: "[") {
+                } else if byte == UInt8(ascii: "[") {
                     state = .beforeElement
-                    position += 1
-                } else {
-                    documents = true
-                    startDocument(at: position, byte, &valueStart)
-                }
-            case .betweenDocuments:
-                if Self.isWhitespace(byte) {
+                    inArray = true
                     position += 1
                 } else {
                     startDocument(at: position, byte, &valueStart)
                 }
             case .line:
-                guard let newline = bytes.index(of: 0x0A, from: position) else {
+                // To the end of the line, or to a value that starts after it on the same line.
+                guard let end = bytes[position...].firstIndex(where: Self.endsLine) else {
                     position = bytes.count
                     continue
                 }
-                try yield(bytes, from: valueStart ?? 0, to: newline, emit: emit)
+                try yield(bytes, from: valueStart ?? 0, to: end, emit: emit)
                 valueStart = nil
                 state = .betweenDocuments
-                position = newline + 1
+                position = bytes[end] == 0x0A || bytes[end] == 0x0D ? end + 1 : end
             case .beforeElement:
                 if Self.isWhitespace(byte) {
                     position += 1
                 } else if byte == UInt8(ascii: "]") {
-                    state = .closed
+                    state = .betweenDocuments
+                    inArray = false
                     position += 1
                 } else if byte == UInt8(ascii: ",") {
                     state = .broken
@@ -121,12 +115,12 @@ struct JSONDocumentSplitter: StreamStage {
                     if atEnd {
                         try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
                         valueStart = nil
-                        state = documents ? .betweenDocuments : .afterElement
+                        state = inArray ? .afterElement : .betweenDocuments
                     }
                 } else {
                     try yield(bytes, from: valueStart ?? 0, to: position, emit: emit)
                     valueStart = nil
-                    state = documents ? .betweenDocuments : .afterElement
+                    state = inArray ? .afterElement : .betweenDocuments
                 }
             case .afterElement:
                 if Self.isWhitespace(byte) {
@@ -135,14 +129,8 @@ struct JSONDocumentSplitter: StreamStage {
                     state = .beforeElement
                     position += 1
                 } else if byte == UInt8(ascii: "]") {
-                    state = .closed
-                    position += 1
-                } else {
-                    state = .broken
-                    valueStart = position
-                }
-            case .closed:
-                if Self.isWhitespace(byte) {
+                    state = .betweenDocuments
+                    inArray = false
                     position += 1
                 } else {
                     state = .broken
@@ -157,9 +145,9 @@ struct JSONDocumentSplitter: StreamStage {
 
     mutating func finish(origin: ChunkOrigin, damages: inout [Damage], emit: (RawRecord) throws -> Void) throws {
         switch state {
-        case .start, .closed, .betweenDocuments:
+        case .start, .betweenDocuments:
             return
-        case .element where documents:
+        case .element where !inArray:
             // A scalar document ends with the text; any other value still open was cut off.
             guard depth == 0, !inString else {
                 throw StageDamage(offset: origin.offset, reason: "JSON document cut off inside a value")
@@ -281,6 +269,12 @@ struct JSONDocumentSplitter: StreamStage {
 
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// A byte that ends a run of something else among documents (``State/line``): a line end, or the start of
+    /// an object, array or string.
+    static func endsLine(_ byte: UInt8) -> Bool {
+        byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "\"")
     }
 
     /// A byte that ends a number or literal element (`1,` `true]` `null `).

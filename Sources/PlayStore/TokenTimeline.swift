@@ -341,7 +341,7 @@ struct TokenTimeline {
         for index in first..<shownIndex {
             guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
             missing.append(Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
-                                  start: start, end: end,
+                                  start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
                                   priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
                                   currency: snapshot.currency))
             start = end

@@ -65,6 +65,30 @@ import Testing
         #expect(facts.of(AppleFactKind.currency).first?.currency == "JPY")
     }
 
+    /// A receipt prices nothing, and a period bought under an introductory price, a promotional offer
+    /// (`promotional_offer_id`) or an offer code (`offer_code_ref_name`) may have cost less than the list price: each
+    /// is a paid offer (`.introductory`), which the report counts among offers priced from the list. A plain
+    /// renewal is not, nor is a free trial.
+    @Test func offersOfAReceiptArePaidOffers() throws {
+        func entry(_ id: Int, _ from: String, _ to: String, _ extra: String) -> String {
+            """
+            {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "\(id)", "original_transaction_id": "1000000700",
+             "purchase_date_ms": "\(ms(from))", "expires_date_ms": "\(ms(to))", "is_trial_period": "false"\(extra)}
+            """
+        }
+        let entries = [
+            entry(1000000700, "2024-01-01 00:00", "2024-02-01 00:00", #", "is_in_intro_offer_period": "true""#),
+            entry(1000000701, "2024-02-01 00:00", "2024-03-01 00:00", #", "is_in_intro_offer_period": "false", "promotional_offer_id": "winback_50""#),
+            entry(1000000702, "2024-03-01 00:00", "2024-04-01 00:00", #", "is_in_intro_offer_period": "false", "offer_code_ref_name": "SPRING""#),
+            entry(1000000703, "2024-04-01 00:00", "2024-05-01 00:00", #", "is_in_intro_offer_period": "false", "promotional_offer_id": """#),
+        ]
+        let json = #"{"status": 0, "environment": "Production", "receipt": {"bundle_id": "com.example.app", "request_date_ms": "1714521600000", "in_app": []}, "latest_receipt_info": ["#
+            + entries.joined(separator: ",") + "]}"
+        let periods = translator.translate(try record(.appleVerifyReceipt, json: json)).facts.of(AppleFactKind.period)
+        #expect(periods.map(\.ref) == ["1000000700", "1000000701", "1000000702", "1000000703"])
+        #expect(periods.map(\.flags) == [.introductory, .introductory, .introductory, []])
+    }
+
     /// After "Restore Purchases" (`restoreCompletedTransactions`) on a new device the receipt holds each
     /// transaction again under a new `transaction_id`: a subscription's with the same dates and
     /// `web_order_line_item_id`, a non-consumable's dated at the restore with its `original_purchase_date`.

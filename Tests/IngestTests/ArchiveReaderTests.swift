@@ -122,6 +122,15 @@ import Testing
         }
         #expect(sources == ["google.rtdn", "apple.notification.v1", "google.subscription.v1", "google.subscription.v1", nil, nil,
                             "google.rtdn"], "\(sources)")
+
+        // Batches one per line under any name: the content decides, so `.json` and a name with no extension read
+        // every element of every line too (as one document of arrays one after another, numbered in order).
+        let batches = "[" + Self.lines[0] + "," + Self.lines[1] + "]\n[" + Self.lines[2] + "]\n[" + Self.lines[1] + "]\n"
+        for name in ["batches.json", "batches"] {
+            let read = try readAll(try folder.write(name, batches))
+            #expect(read.texts == [Self.lines[0], Self.lines[1], Self.lines[2], Self.lines[1]] && read.damages.isEmpty, "\(name): \(read.texts)")
+            #expect(read.positions == [0, 1, 2, 3], "\(name)")
+        }
     }
 
     @Test func jsonSingleRecordIsPositionZero() throws {
@@ -154,6 +163,10 @@ import Testing
         let mixed = try readAll(try folder.write("mixed.txt", first + "\n" + garbage + "\r\n" + second + "}\n" + first + "\n42 true\n"))
         #expect(mixed.texts == [first, garbage, second, "}", first, "42 true"] && mixed.damages.isEmpty, "\(mixed.texts)")
         #expect(mixed.positions == [0, 1, 2, 3, 4, 5])
+        // Such a run ends where a value starts on its line, so no record after garbage on one line is swallowed;
+        // a line ending in a lone carriage return ends it too.
+        let sameLine = try readAll(try folder.write("same-line.txt", first + "\nx " + Self.lines[1] + "\r1 " + Self.lines[2] + "\n"))
+        #expect(sameLine.texts == [first, "x", Self.lines[1], "1", Self.lines[2]] && sameLine.damages.isEmpty, "\(sameLine.texts)")
         // A document cut off inside its value is damage; the one before it is read.
         let cut = try readAll(try folder.write("cut.txt", first + "\n{\n  \"notification_type\": \"DID_"))
         #expect(cut.texts == [first] && cut.damages.count == 1)

@@ -639,5 +639,8 @@ struct GoogleShownOrderTests {
         let history = GoogleHistoryBuilder().history(id: "tok-i", facts: archive.facts)
         #expect(history.periods.map(\.id) == ["GPA.41", "GPA.41..0", "GPA.41..1", "GPA.41..2"])
         #expect(history.periods.map(\.priceMicros) == [990_000, nil, nil, 4_990_000])
+        // The filled-in orders may have cost the introductory price: priced from the list, they are counted as
+        // offers priced so. The shown ones state their price.
+        #expect(history.periods.map(\.isIntroductory) == [true, true, true, false])
     }
 }
