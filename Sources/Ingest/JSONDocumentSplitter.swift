@@ -10,7 +10,8 @@
 /// A file that is not valid JSON as a whole still gives up what it can: complete elements are yielded; from the
 /// first byte that breaks the array's structure, the rest is yielded as one record (it will be quarantined as
 /// malformed). Among top-level documents, a run of something that starts no object, array or string (a garbage
-/// line, a bare word) is one record, to the end of its line or the next value on it: not a record per word. A document that ends inside a value or before its array is closed was cut off: that is damage.
+/// line, a bare word) is one record, to the end of its line or the next value on it: not a record per word. A
+/// document that ends inside a value or before its array is closed was cut off: that is damage.
 struct JSONDocumentSplitter: StreamStage {
     let file: String
     let member: String?
