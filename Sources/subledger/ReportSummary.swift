@@ -65,7 +65,8 @@ extension ReportJob.Outcome {
         if !listPriced.isEmpty {
             let products = listPriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
             logger.warning("""
-                \(tables.listPricedOffers) periods of an introductory or other offer had no price in their payloads \
+                \(tables.listPricedOffers) period\(tables.listPricedOffers == 1 ? "" : "s") of an introductory or other offer \
+                had no price in their payloads \
                 (\(products.joined(separator: ", "))): they count at the list price of --prices, so revenue and MRR \
                 overstate where the offer cost less (the price list has one price per product)
                 """, metadata: ["list_priced_offers": "\(tables.listPricedOffers)",

@@ -69,6 +69,33 @@ struct ReportTrapProcessTests {
         #expect(!(try String(contentsOfFile: workspace.file("priced/report.html"), encoding: .utf8)).contains("warning-unpriced"))
     }
 
+    /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
+    /// overstates where the offer cost less, and the report says so (stderr, summary.json, report.html), per
+    /// product; the renewal at the full price is not counted.
+    @Test func offersPricedFromTheListAreSaid() throws {
+        let workspace = try TemporaryDirectory()
+        let receipt = #"""
+            {"received_at":"2024-03-01T00:00:00Z","source":"apple.verify_receipt","currency":"USD","body":{"status":0,            "environment":"Production","receipt":{"bundle_id":"com.example.app","request_date_ms":"1709251200000","in_app":[]},            "latest_receipt_info":[{"quantity":"1","product_id":"premium_monthly","transaction_id":"2000000001",            "original_transaction_id":"2000000001","purchase_date_ms":"1704067200000","expires_date_ms":"1706745600000",            "is_trial_period":"false","is_in_intro_offer_period":"true"},{"quantity":"1","product_id":"premium_monthly",            "transaction_id":"2000000002","original_transaction_id":"2000000001","purchase_date_ms":"1706745600000",            "expires_date_ms":"1709251200000","is_trial_period":"false","is_in_intro_offer_period":"false"}]}}
+            """#
+        try IngestFixtures.write([receipt], to: workspace.file("r.ndjson"))
+        try "platform,product_id,currency,price,duration\napple,premium_monthly,USD,9.99,P1M\n"
+            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
+        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "r.ndjson"], in: workspace, tag: "ingest").status == 0)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv"],
+                                              in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        #expect(report.stderr.contains("1 period of an introductory or other offer had no price in their payloads (apple premium_monthly 1)"),
+                "\(report.stderr)")
+        let warnings = try #require(try Self.json(workspace.file("r/summary.json"))["warnings"] as? [String: Any])
+        #expect(warnings["list_priced_offers"] as? Int == 1)
+        let products = try #require(warnings["list_priced_offer_products"] as? [[String: Any]])
+        #expect(products.count == 1 && products.first?["product_id"] as? String == "premium_monthly"
+                && products.first?["list_priced_offers"] as? Int == 1)
+        let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
+        #expect(revenue.map { $0["gross"] ?? "" } == ["9.99", "9.99"], "both at the list price: \(revenue)")
+        #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-list-priced\""))
+    }
+
     /// Item 8: the summary's churn line is made of the rate's own numbers (its numerator and active_start), and
     /// `churned` is said for what it is; a recovery rate with open episodes is said to be provisional.
     @Test func theHeadlineIsBuiltFromTheNumbersOfItsRates() throws {
