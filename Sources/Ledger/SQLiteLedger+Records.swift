@@ -138,16 +138,7 @@ extension SQLiteLedger {
     /// A part of a used record; a copy of the record read at a smaller provenance moves the part there.
     private func insertPart(_ entry: QuarantineEntry) throws(LedgerError) {
         let statement = try prepared(LedgerSchema.insertPart)
-        try statement.bind(1, entry.key)
-        try statement.bind(2, entry.reason)
-        try statement.bind(3, entry.detail)
-        try statement.bind(4, entry.provenance.file)
-        try statement.bind(5, entry.provenance.member ?? "")
-        try statement.bind(6, entry.provenance.position)
-        try statement.bind(7, blob: entry.payload.bytes[...])
-        try statement.bind(8, entry.rawSize)
-        try statement.bind(9, entry.payload.dictionaryId)
-        try statement.bind(10, entry.rulesVersion)
+        try bindQuarantineColumns(of: entry, to: statement)
         try statement.bind(11, entry.part ?? "")
         try statement.run()
     }
@@ -155,6 +146,13 @@ extension SQLiteLedger {
     /// Quarantines one record; `false` when that record was quarantined from that place before.
     public func quarantine(_ entry: QuarantineEntry) throws(LedgerError) -> Bool {
         let statement = try prepared(LedgerSchema.insertQuarantine)
+        try bindQuarantineColumns(of: entry, to: statement)
+        try statement.run()
+        return statement.changes > 0
+    }
+
+    /// Binds the ten columns `quarantine` and `record_parts` share, in the order their inserts name them.
+    private func bindQuarantineColumns(of entry: QuarantineEntry, to statement: SQLiteStatement) throws(LedgerError) {
         try statement.bind(1, entry.key)
         try statement.bind(2, entry.reason)
         try statement.bind(3, entry.detail)
@@ -165,8 +163,6 @@ extension SQLiteLedger {
         try statement.bind(8, entry.rawSize)
         try statement.bind(9, entry.payload.dictionaryId)
         try statement.bind(10, entry.rulesVersion)
-        try statement.run()
-        return statement.changes > 0
     }
 
     /// Writes a record's facts: at once outside a transaction; inside one, into the connection's stage

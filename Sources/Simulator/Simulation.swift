@@ -15,40 +15,22 @@ public struct Simulation: Sendable {
     public var months: Int
     public var seed: UInt64
 
-    /// Why a simulation could not be written: in words for people, and the system's `errno` when a file or
-    /// folder could not be written (`ENOSPC`: the disk is full; `EACCES`, `ENOENT`: the folder named is wrong).
+    /// Why a simulation could not be written: in words for people, and, when a file or folder could not be
+    /// written, the error the system gave (the command maps it to `errno`: `ENOSPC`, the disk is full; `EACCES`,
+    /// `ENOENT`, the folder named is wrong).
     public struct SimulationError: Error, CustomStringConvertible {
         public var description: String
-        public var code: Int32?
+        /// The file-system error behind a failed write; `nil` for a wrong request.
+        public var underlying: (any Error)?
 
-        init(description: String, code: Int32? = nil) {
+        init(description: String) {
             self.description = description
-            self.code = code
         }
 
-        /// `error` while writing under `path`, in the system's words (`No space left on device`), never
-        /// Foundation's error domains.
+        /// `error` while writing under `path`.
         init(writing path: String, _ error: any Error) {
-            let code = Self.posixCode(of: error)
-            self.init(description: "cannot write \(path): " + (code.map { String(cString: strerror($0)) } ?? "an unexpected error"),
-                      code: code)
-        }
-
-        /// The POSIX error number behind a Foundation or POSIX error, when there is one.
-        private static func posixCode(of error: any Error) -> Int32? {
-            if let posix = error as? POSIXError { return posix.code.rawValue }
-            let bridged = error as NSError
-            if bridged.domain == NSPOSIXErrorDomain { return Int32(bridged.code) }
-            if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? any Error { return posixCode(of: underlying) }
-            guard bridged.domain == NSCocoaErrorDomain else { return nil }
-            switch CocoaError.Code(rawValue: bridged.code) {
-            case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
-            case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
-            case .fileWriteOutOfSpace: return ENOSPC
-            case .fileWriteVolumeReadOnly: return EROFS
-            case .fileWriteFileExists: return EEXIST
-            default: return nil
-            }
+            self.description = "cannot write \(path)"
+            self.underlying = error
         }
     }
 

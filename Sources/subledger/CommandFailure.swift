@@ -111,8 +111,11 @@ extension CommandFailure {
 
     /// A simulation that could not be written.
     static func simulation(_ error: Simulation.SimulationError) -> CommandFailure {
-        guard let code = error.code else { return .couldNotFinish(error.description) }
-        return file(error.description, code: code, advice: "give another --out")
+        guard let underlying = error.underlying else { return .couldNotFinish(error.description) }
+        guard let code = posixCode(of: underlying) else {
+            return .couldNotFinish(error.description + ": an unexpected error", detail: String(describing: underlying))
+        }
+        return file(error.description + ": " + String(cString: strerror(code)), code: code, advice: "give another --out")
     }
 
     /// A file or folder the command writes could not be written: a full disk or an I/O error is 3, anything
