@@ -45,7 +45,7 @@ struct ApplePayloads {
             ("expires_date_pst", .string(UTCCalendar.applePSTDate(shownExpiry(period)))),
             ("web_order_line_item_id", .string(webOrderLineItemId(period))),
             ("is_trial_period", .string(period.trial ? "true" : "false")),
-            ("is_in_intro_offer_period", .string("false")),
+            ("is_in_intro_offer_period", .string(period.introductory ? "true" : "false")),
             ("in_app_ownership_type", .string("PURCHASED")),
             ("subscription_group_identifier", .string("21000001")),
         ]
@@ -228,9 +228,9 @@ struct ApplePayloads {
             ("price", .int(period.trial ? 0 : (period.priceMicros ?? 0) / 1000)),
             ("currency", .string(subscription.currency)),
         ]
-        if period.trial {
+        if period.trial || period.introductory {
             members.append(("offerType", .int(1)))
-            members.append(("offerDiscountType", .string("FREE_TRIAL")))
+            members.append(("offerDiscountType", .string(period.trial ? "FREE_TRIAL" : "PAY_AS_YOU_GO")))
         }
         if let r = period.revokedAt, r <= at {
             members.append(("revocationDate", .int(r)))

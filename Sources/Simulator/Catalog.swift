@@ -15,6 +15,10 @@ struct Catalog: Sendable {
         var prices: [String: Int64]
         /// Offers a free trial on its first period.
         var hasTrial: Bool
+        /// Apple pay-as-you-go introductory offer: the price per currency (micros) of each of the first
+        /// ``introductoryCycles`` paid periods of a new subscriber; empty when the product has none.
+        var introductoryPrices: [String: Int64] = [:]
+        var introductoryCycles = 0
     }
 
     enum DurationUnit: Sendable { case week, month, year }
@@ -35,7 +39,9 @@ struct Catalog: Sendable {
     let monthly = Product(id: "premium_monthly", duration: "P1M", unit: .month, appleGraceMillis: 16 * day,
                           googleGraceMillis: 7 * day,
                           prices: ["USD": 4_990_000, "JPY": 480_000_000, "EUR": 5_490_000, "GBP": 4_490_000],
-                          hasTrial: true)
+                          hasTrial: true,
+                          introductoryPrices: ["USD": 990_000, "JPY": 160_000_000, "EUR": 1_090_000, "GBP": 990_000],
+                          introductoryCycles: 2)
     let annual = Product(id: "premium_annual", duration: "P1Y", unit: .year, appleGraceMillis: 16 * day,
                          googleGraceMillis: 7 * day,
                          prices: ["USD": 39_990_000, "JPY": 4_800_000_000, "EUR": 44_990_000, "GBP": 34_990_000],

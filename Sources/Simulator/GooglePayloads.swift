@@ -85,6 +85,14 @@ struct GooglePayloads {
         return s
     }
 
+    /// The introductory offer `token` was bought with (its first order was one), and its price in micros.
+    private func introductoryOffer(token: String) -> (product: Catalog.Product, micros: Int64)? {
+        guard let first = timeline.periods.first(where: { $0.token == token }), first.introductory,
+              let micros = first.priceMicros,
+              let product = catalog.subscriptions.first(where: { $0.id == first.product }) else { return nil }
+        return (product, micros)
+    }
+
     /// A `purchases.subscriptions.get` body (v1, `SubscriptionPurchase`) for `token` at `at`.
     func resourceV1(token: String, at: Int64, scheduledResume: Int64?) -> JSONValue? {
         guard let s = state(token: token, at: at, scheduledResume: scheduledResume) else { return nil }
@@ -106,6 +114,15 @@ struct GooglePayloads {
             members.append(("cancelSurveyResult", .object([("cancelSurveyReason", .int(1))])))
         }
         if let resume = s.autoResume { members.append(("autoResumeTimeMillis", .string(String(resume)))) }
+        if let offer = introductoryOffer(token: token) {
+            // Shown for the subscription's whole life; which orders it priced, the order numbers say.
+            members.append(("introductoryPriceInfo", .object([
+                ("introductoryPriceCurrencyCode", .string(subscription.currency)),
+                ("introductoryPriceAmountMicros", .string(String(offer.micros))),
+                ("introductoryPricePeriod", .string(offer.product.duration)),
+                ("introductoryPriceCycles", .int(Int64(offer.product.introductoryCycles))),
+            ])))
+        }
         members.append(("orderId", .string(s.order.transactionId)))
         if let old = linked(token) { members.append(("linkedPurchaseToken", .string(old))) }
         if subscription.isTest { members.append(("purchaseType", .int(0))) }
@@ -120,6 +137,7 @@ struct GooglePayloads {
         let basePlan = s.order.product.replacingOccurrences(of: "premium_", with: "")
         var offer: [(String, JSONValue)] = [("basePlanId", .string(basePlan))]
         if s.order.trial { offer.append(("offerId", .string("freetrial"))) }
+        if introductoryOffer(token: token) != nil { offer.append(("offerId", .string("intro"))) }
         offer.append(("offerTags", .array([])))
         var item: [(String, JSONValue)] = [
             ("productId", .string(s.order.product)),

@@ -103,11 +103,13 @@ public struct Simulation: Sendable {
             let chain = try AppleSigningChain(seed: seed, label: "Simulated Apple")
             let forgedChain = try AppleSigningChain(seed: seed, label: "Forged")
             let spool = try RecordSpool(directory: spoolDirectory)
+            let appleCutover = UTCCalendar.adding(months: 5, to: Simulation.start)
+            let googleCutover = UTCCalendar.adding(months: 8, to: Simulation.start)
             var emitter = RecordEmitter(
-                catalog: catalog, appleCutover: UTCCalendar.adding(months: 5, to: Simulation.start),
-                googleCutover: UTCCalendar.adding(months: 8, to: Simulation.start), horizon: horizon,
+                catalog: catalog, appleCutover: appleCutover, googleCutover: googleCutover, horizon: horizon,
                 chain: chain, spool: spool, seed: seed)
-            let generator = SubscriberGenerator(catalog: catalog, start: Simulation.start, horizon: horizon)
+            let generator = SubscriberGenerator(catalog: catalog, start: Simulation.start, horizon: horizon,
+                                                offerWindows: (appleFrom: appleCutover, googleBefore: googleCutover))
             var durations: [String: String] = [:]
             for product in catalog.subscriptions { durations[product.id] = product.duration }
             var calculators = scenarios.map { TruthCalculator(scenario: $0, durations: durations, monthCount: months) }

@@ -11,6 +11,12 @@ struct SubscriberGenerator: Sendable {
     /// The last instant anything may happen (ms UTC): one minute before the end of the last simulated month,
     /// so every record (logged seconds after its event) is logged before the as-of time.
     let horizon: Int64
+    /// Where a new subscriber may take an introductory offer: Apple subscriptions that begin at or after
+    /// `appleFrom` (ms UTC; the V2 cut-over), whose signed transactions state each period's price, and Google
+    /// subscriptions whose offer orders all begin before `googleBefore` (the v2 cut-over), so that a v1 resource
+    /// (`introductoryPriceInfo`) shows each of them. metrics.md prices a period from its payload before the price
+    /// list, so the offer's price is then what the pipeline must find.
+    let offerWindows: (appleFrom: Int64, googleBefore: Int64)
 
     static let minute: Int64 = 60_000
     static let hour: Int64 = 3_600_000
@@ -31,7 +37,8 @@ struct SubscriberGenerator: Sendable {
         if index == 1, UTCCalendar.adding(months: 3, to: boundaryStart) <= horizon {
             // The deliberate month-boundary case: every period starts and ends at 00:00Z on the 1st.
             var state = Builder(catalog: catalog, horizon: horizon, apple: true, currency: "USD",
-                                userId: "u-\(String(index + 100_000))", isTest: false, index: index, chain: 0)
+                                userId: "u-\(String(index + 100_000))", isTest: false, index: index, chain: 0,
+                                offerWindows: offerWindows)
             state.runOnMonthBoundaries(from: boundaryStart, rng: &rng)
             return [state.subscription]
         }
@@ -49,7 +56,8 @@ struct SubscriberGenerator: Sendable {
         var chainIndex = 0
         while case let (at, firstProduct)? = next, chainIndex < 3, at <= horizon {
             var state = Builder(catalog: catalog, horizon: horizon, apple: apple, currency: currency,
-                                userId: userId, isTest: isTest, index: index, chain: chainIndex)
+                                userId: userId, isTest: isTest, index: index, chain: chainIndex,
+                                offerWindows: offerWindows)
             next = state.run(from: at, product: firstProduct, allowTrial: chainIndex == 0, rng: &rng)
             result.append(state.subscription)
             chainIndex += 1
@@ -67,14 +75,18 @@ struct SubscriberGenerator: Sendable {
         private var orderCounters: [String: Int] = [:]
         private let index: Int
         private let chain: Int
+        private let offerWindows: (appleFrom: Int64, googleBefore: Int64)
+        /// Paid periods still to be charged at the introductory offer's price.
+        private var offerCyclesLeft = 0
 
         init(catalog: Catalog, horizon: Int64, apple: Bool, currency: String, userId: String, isTest: Bool,
-             index: Int, chain: Int) {
+             index: Int, chain: Int, offerWindows: (appleFrom: Int64, googleBefore: Int64)) {
             self.catalog = catalog
             self.horizon = horizon
             self.apple = apple
             self.index = index
             self.chain = chain
+            self.offerWindows = offerWindows
             let id = apple ? String(2_000_000_000_000_000 + Int64(index) * 1000)
                            : Builder.token(index: index, chain: chain, upgrade: 0)
             var grace: [String: Int64] = [:]
@@ -124,9 +136,15 @@ struct SubscriberGenerator: Sendable {
                 orderCounters[token] = n + 1
             }
             transactionCounter += 1
-            subscription.timeline.periods.append(TimelinePeriod(
+            var period = TimelinePeriod(
                 product: product.id, transactionId: transactionId, token: token, start: start, end: end, trial: trial,
-                priceMicros: trial ? nil : product.prices[subscription.currency], currency: subscription.currency))
+                priceMicros: trial ? nil : product.prices[subscription.currency], currency: subscription.currency)
+            if !trial, offerCyclesLeft > 0, let offer = product.introductoryPrices[subscription.currency] {
+                period.introductory = true
+                period.priceMicros = offer
+                offerCyclesLeft -= 1
+            }
+            subscription.timeline.periods.append(period)
             return subscription.timeline.periods.count - 1
         }
 
@@ -167,6 +185,13 @@ struct SubscriberGenerator: Sendable {
             let day = SubscriberGenerator.day
             var product = first
             let trial = allowTrial && product.hasTrial && rng.chance(0.35)
+            // A new subscriber without a trial takes the introductory offer three times in ten, chosen by the first
+            // instant (a whole number of 2-minute steps) so that the random stream stays as it was. A Google one
+            // begins 150 days before the window closes: two monthly orders, grace, hold or a pause fit in them.
+            let inWindow = apple ? begin >= offerWindows.appleFrom : begin + 150 * day < offerWindows.googleBefore
+            if allowTrial, !trial, inWindow, (begin / 120_000) % 10 < 3 {
+                offerCyclesLeft = product.introductoryCycles
+            }
             var current = addPeriod(product, start: begin, end: trial ? begin + 7 * day : catalog.end(of: product, from: begin),
                                     trial: trial)
             event(begin, .purchase(period: current))
@@ -213,6 +238,7 @@ struct SubscriberGenerator: Sendable {
                         subscription.tokens.append((token, subscription.tokens[subscription.tokens.count - 1].token))
                     }
                     product = catalog.annual
+                    offerCyclesLeft = 0
                     let next = addPeriod(product, start: u, end: catalog.end(of: product, from: u), trial: false)
                     event(u, .upgrade(from: current, to: next))
                     current = next
@@ -230,6 +256,7 @@ struct SubscriberGenerator: Sendable {
                     let back = SubscriberGenerator.anchor(end + rng.int((5 * day)...(80 * day)))
                     if !apple { return (back, product) }
                     guard back <= horizon else { return nil }
+                    offerCyclesLeft = 0
                     let next = addPeriod(product, start: back, end: catalog.end(of: product, from: back), trial: false)
                     subscription.autoRenewChanges.append((back, true))
                     event(back, .resubscribe(period: next))

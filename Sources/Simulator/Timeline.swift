@@ -35,6 +35,9 @@ struct TimelinePeriod: Sendable {
     var start: Int64
     var end: Int64
     var trial: Bool
+    /// A paid period of an introductory offer (Apple pay-as-you-go): ``priceMicros`` is the offer's price, which
+    /// the signed transaction states and the price list does not.
+    var introductory = false
     /// Integer micros; nil for a trial.
     var priceMicros: Int64?
     var currency: String

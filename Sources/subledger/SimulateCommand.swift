@@ -9,11 +9,11 @@ struct SimulateCommand: LoggingCommand {
         commandName: "simulate",
         abstract: "Write realistic App Store and Google Play archives plus truth.json, the metrics they really hold.",
         discussion: """
-        Simulates subscribers from 2024-01-01T00:00Z on both platforms (trials, renewals, billing issues with \
-        grace and retry, refunds, upgrades, pauses, resubscribes, one-time products, sandbox and test users) and \
-        writes what a backend would have archived: DIR/archives/ (daily multi-member .ndjson.gz, .tar.gz of raw \
-        notifications, .zip, .jsonl, a truncated copy), DIR/prices.csv, DIR/apple-root.der (pass it to \
-        --apple-root-ca) and DIR/truth.json (the ingest counts and every report table for three scenarios). \
+        Simulates subscribers from 2024-01-01T00:00Z on both platforms (trials, introductory offers, renewals, \
+        billing issues with grace and retry, refunds, upgrades, pauses, resubscribes, one-time products, sandbox \
+        and test users) and writes what a backend would have archived: DIR/archives/ (daily multi-member \
+        .ndjson.gz, .tar.gz of raw notifications, .zip, .jsonl, a truncated copy), DIR/prices.csv, \
+        DIR/apple-root.der (pass it to --apple-root-ca) and DIR/truth.json (the ingest counts and every report table for three scenarios). \
         Says on stdout how many files, records and subscriptions it wrote; progress goes to stderr. The same \
         seed always gives byte-identical files.
 
