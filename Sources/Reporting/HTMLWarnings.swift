@@ -17,7 +17,8 @@ struct HTMLWarnings: Sendable {
         if !products.isEmpty {
             let total = HTMLSource.sum("revenue_monthly", where: [], "unpriced_transactions")
             out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue and MRR understate.</strong> "
-                + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transactions had no known price"
+                + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transaction"
+                + (tables.unpricedTransactions == 1 ? "" : "s") + " had no known price"
                 + " (or currency), so gross, refunds, net and MRR leave them out: "
             out += products.map { product in
                 let source = HTMLSource.sum("revenue_monthly", where: [("platform", product.platform.rawValue),

@@ -56,7 +56,7 @@ extension ReportJob.Outcome {
                 ? "add rows for these products to the --prices file"
                 : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products"
             logger.warning("""
-                \(tables.unpricedTransactions) transactions had no known price (\(products.joined(separator: ", "))): \
+                \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(products.joined(separator: ", "))): \
                 revenue and MRR leave them out and understate; \(fix)
                 """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
                                 "unpriced_products": "\(unpriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])

@@ -44,7 +44,7 @@ struct ReportTrapProcessTests {
         let total = perProduct.values.reduce(0, +)
         #expect(total > 0, "the simulation has legacy Apple payloads")
         #expect(bare.stderr.contains("level=warning"), "\(bare.stderr)")
-        #expect(bare.stderr.contains("\(total) transactions had no known price"), "\(bare.stderr)")
+        #expect(bare.stderr.contains("\(total) transaction\(total == 1 ? "" : "s") had no known price"), "\(bare.stderr)")
         for (product, count) in perProduct { #expect(bare.stderr.contains("\(product) \(count)"), "\(product): \(bare.stderr)") }
         #expect(bare.stderr.contains("pass --prices FILE"), "\(bare.stderr)")
         let warnings = try #require(try Self.json(workspace.file("bare/summary.json"))["warnings"] as? [String: Any])

@@ -453,6 +453,8 @@ private enum HTMLKeyCount {
                 == unpriced.unpricedProducts.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" })
         for figure in figures { #expect(expectedText(figure, unpriced.texts) == figure.text) }
         #expect(banner.contains("--prices FILE"))
+        let count = unpriced.unpricedTransactions
+        #expect(banner.contains("</span> transaction\(count == 1 ? "" : "s") had no known price"), "\(banner)")
         let priced = HTMLReport.render(try WorkedExample.tables(), ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
                                        generatedBy: "x")
         #expect(!priced.contains("class=\"banner\""))
