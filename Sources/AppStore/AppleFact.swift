@@ -57,7 +57,8 @@ public enum AppleFact: Sendable, Hashable {
         case none
         /// A free trial (`is_trial_period`, `offerDiscountType` FREE_TRIAL).
         case freeTrial
-        /// Another introductory offer, paid (`is_in_intro_offer_period`, `offerType` 1).
+        /// A paid offer: introductory (`is_in_intro_offer_period`, `offerType` 1), promotional, an offer code or a
+        /// win-back offer.
         case introductory
         /// An offer (`offerType` 1 introductory, 2 promotional, 3 offer code) whose kind the payload does not
         /// state: signed transactions before late 2023 carry no `offerDiscountType`, so a free trial and a paid

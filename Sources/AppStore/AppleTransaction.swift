@@ -24,8 +24,9 @@ struct AppleTransaction {
     /// Ended by an upgrade: its cancellation is not a refund (`is_upgraded` / `isUpgraded`).
     var upgraded = false
     var trial = false
-    /// Bought under a paid offer: introductory (`is_in_intro_offer_period`, `offerType` 1), or a receipt's
-    /// promotional offer or offer code (`promotional_offer_id`, `offer_code_ref_name`).
+    /// Bought under a paid offer: introductory (`is_in_intro_offer_period`), a receipt's promotional offer or offer
+    /// code (`promotional_offer_id`, `offer_code_ref_name`), or any `offerType` of a signed transaction (1
+    /// introductory, 2 promotional, 3 offer code, 4 win-back, and those to come) that is not a free trial.
     var introductory = false
     /// An offer (`offerType` 1 to 3) of a signed transaction without `offerDiscountType` (signed before late 2023).
     var offerKindUnstated = false
@@ -87,6 +88,7 @@ struct AppleTransaction {
             || value["promotional_offer_id"]?.nonEmptyString != nil || value["offer_code_ref_name"]?.nonEmptyString != nil)
         webOrderLineItemId = value["web_order_line_item_id"]?.nonEmptyString
         if expires == nil { quantity = try Self.quantity(value["quantity"], path: path, transactionId: transactionId) }
+        try checkTimes()
     }
 
     /// A signed transaction's payload at `path` (`data.signedTransactionInfo`, `signedTransactions[2]`; `""` for
@@ -125,11 +127,25 @@ struct AppleTransaction {
         }
         upgraded = t["isUpgraded"]?.bool == true
         trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
-        introductory = !trial && t["offerType"]?.int64 == 1
+        introductory = !trial && (t["offerType"]?.int64 ?? 0) >= 1
         offerKindUnstated = !trial && (1...3).contains(t["offerType"]?.int64 ?? 0) && (t["offerDiscountType"]?.isNull ?? true)
         webOrderLineItemId = t["webOrderLineItemId"]?.nonEmptyString
         appAccountToken = t["appAccountToken"]?.nonEmptyString
         if expires == nil { quantity = try Self.quantity(t["quantity"], path: path, transactionId: transactionId) }
+        try checkTimes()
+    }
+
+    /// Rejects a subscription transaction whose times no transaction can have: an expiry before its purchase,
+    /// or a refund or upgrade before it. Its period would otherwise be dropped without a word (it has no length),
+    /// and a copy under the same `web_order_line_item_id` (a restore), merged with it, would go with it.
+    private func checkTimes() throws(Rejection) {
+        guard let expires else { return }
+        if expires < purchased {
+            throw .invalid("transaction \(transactionId) expires at \(Timestamp.rfc3339(expires)), before its purchase at \(Timestamp.rfc3339(purchased))")
+        }
+        if let revoked, revoked < purchased {
+            throw .invalid("transaction \(transactionId) is \(upgraded ? "upgraded" : "revoked") at \(Timestamp.rfc3339(revoked)), before its purchase at \(Timestamp.rfc3339(purchased))")
+        }
     }
 
     /// The largest `quantity` read: StoreKit sells at most 10 units of a consumable in one payment; far beyond

@@ -89,6 +89,32 @@ import Testing
         #expect(periods.map(\.flags) == [.introductory, .introductory, .introductory, []])
     }
 
+    /// An entry that expires before its purchase, or is cancelled before it, states times no transaction has: it is
+    /// quarantined as a part, naming both times, and the other entries are read. Dropped without a word, it would
+    /// take a copy under its `web_order_line_item_id` with it.
+    @Test func anEntryEndingBeforeItsPurchaseIsSetAside() throws {
+        func entry(_ id: Int, _ from: String, _ to: String, _ extra: String = "") -> String {
+            """
+            {"quantity": "1", "product_id": "premium_monthly", "transaction_id": "\(id)", "original_transaction_id": "1000000800",
+             "purchase_date_ms": "\(ms(from))", "expires_date_ms": "\(ms(to))", "web_order_line_item_id": "\(id + 5)"\(extra)}
+            """
+        }
+        let entries = [
+            entry(1000000800, "2024-01-01 00:00", "2024-02-01 00:00"),
+            entry(1000000801, "2024-02-01 00:00", "2024-01-31 00:00"),
+            entry(1000000802, "2024-02-01 00:00", "2024-03-01 00:00",
+                  #", "cancellation_date_ms": "\#(ms("2024-01-15 00:00"))", "is_upgraded": "true""#),
+        ]
+        let json = #"{"status": 0, "environment": "Production", "receipt": {"bundle_id": "com.example.app", "request_date_ms": "1714521600000", "in_app": []}, "latest_receipt_info": ["#
+            + entries.joined(separator: ",") + "]}"
+        let translated = translator.translate(try record(.appleVerifyReceipt, json: json))
+        #expect(translated.facts.of(AppleFactKind.period).map(\.ref) == ["1000000800"])
+        #expect(translated.parts.map(\.detail).sorted() == [
+            "transaction 1000000801 expires at 2024-01-31T00:00:00.000Z, before its purchase at 2024-02-01T00:00:00.000Z",
+            "transaction 1000000802 is upgraded at 2024-01-15T00:00:00.000Z, before its purchase at 2024-02-01T00:00:00.000Z",
+        ], "\(translated.parts)")
+    }
+
     /// After "Restore Purchases" (`restoreCompletedTransactions`) on a new device the receipt holds each
     /// transaction again under a new `transaction_id`: a subscription's with the same dates and
     /// `web_order_line_item_id`, a non-consumable's dated at the restore with its `original_purchase_date`.

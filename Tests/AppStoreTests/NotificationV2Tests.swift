@@ -157,6 +157,37 @@ import Testing
         #expect(translated.parts.contains { $0.detail.contains("revocationPercentage") })
     }
 
+    /// A signed transaction that expires, is refunded or is upgraded before its purchase is quarantined as a part,
+    /// saying which; nothing of it is stated.
+    @Test func aTransactionEndingBeforeItsPurchaseIsSetAside() throws {
+        let before = Self.purchase - 60_000
+        let cases: [(expires: Millis, extra: String, word: String)] = [
+            (before, "", "expires at"),
+            (Self.expires, #","revocationDate":\#(before),"revocationReason":0"#, "is revoked at"),
+            (Self.expires, #","revocationDate":\#(before),"isUpgraded":true"#, "is upgraded at"),
+        ]
+        for (expires, extra, word) in cases {
+            let translated = try notification("DID_RENEW", transaction: Self.transaction(expires: expires, extra: extra))
+            #expect(translated.facts.of(AppleFactKind.period).isEmpty && translated.facts.of(AppleFactKind.revocation).isEmpty)
+            #expect(translated.parts.contains { $0.detail.contains("transaction 5002 \(word)") && $0.detail.contains("before its purchase") },
+                    "\(translated.parts)")
+        }
+    }
+
+    /// Any offer of a signed transaction that is not a free trial is a paid offer: promotional (2), an offer code
+    /// (3), a win-back offer (4), as the introductory one (1). Its period may be sold for another length than
+    /// the plan (PAY_UP_FRONT), which the report's MRR then follows.
+    @Test func everyPaidOfferTypeIsAnOffer() throws {
+        for type in 1...4 {
+            let offered = Self.transaction(extra: #","offerType":\#(type),"offerDiscountType":"PAY_UP_FRONT","offerIdentifier":"o\#(type)""#)
+            let period = try #require(try notification("DID_RENEW", transaction: offered).facts.of(AppleFactKind.period).first)
+            #expect(period.flags.contains(.introductory), "offerType \(type)")
+        }
+        let trial = Self.transaction(extra: #","offerType":2,"offerDiscountType":"FREE_TRIAL""#)
+        let period = try #require(try notification("DID_RENEW", transaction: trial).facts.of(AppleFactKind.period).first)
+        #expect(!period.flags.contains(.introductory) && period.flags.contains(.trial))
+    }
+
     @Test func renewalExtended() throws {
         let extended = Self.transaction(expires: Self.expires + 7 * 86_400_000)
         let period = try #require(try notification("RENEWAL_EXTENDED", transaction: extended).facts.of(AppleFactKind.period).first)
