@@ -378,7 +378,9 @@ struct TruthCalculator {
             return (sortKey, [
                 ("month", sortKey[0]), ("platform", key.platform), ("product_id", key.product), ("currency", key.currency),
                 ("gross", Money.twoDecimals(s.gross)), ("refunds", Money.twoDecimals(s.refunds)),
-                ("net", Money.twoDecimals(s.gross - s.refunds)), ("transactions", "\(s.transactions)"),
+                // As written: the written gross less the written refunds (DESIGN.md "Numbers").
+                ("net", Money.text(cents: Money.cents(s.gross, divisor: 1_000_000) - Money.cents(s.refunds, divisor: 1_000_000))),
+                ("transactions", "\(s.transactions)"),
                 ("refunded_transactions", "\(s.refunded)"), ("unpriced_transactions", "\(s.unpriced)"),
                 ("mrr_end", Money.twoDecimals(s.mrr12, divisor: 12_000_000)),
             ])

@@ -5,15 +5,22 @@ import Testing
 /// revenue_monthly: price resolution, prorated refunds, unpriced transactions, MRR normalisation, FX columns.
 @Suite struct RevenueTests {
     /// Apple REFUND_PRORATED refunds price × revocationPercentage: 9.99 × 50% = 4.995 → 5.00 (half away from
-    /// zero), and the net is computed exactly before rounding.
+    /// zero), kept exact until written; the net is the written gross less the written refunds, 4.99, so that
+    /// `net = gross - refunds` holds in the file (in the reporting currency too).
     @Test func proratedRefund() throws {
         let history = SubscriptionHistory(platform: .apple, id: "r", periods: [
             paid("1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5), price: 9_990_000, revokedAt: utc(2024, 1, 20), refunded: 50_000),
         ])
         let result = try tables([history], asOf: utc(2024, 1, 31))
-        #expect(result.revenueMonthly.map(line) == ["2024-01,apple,monthly,USD,9.99,5.00,5.00,1,1,0,0.00"])
+        #expect(result.revenueMonthly.map(line) == ["2024-01,apple,monthly,USD,9.99,5.00,4.99,1,1,0,0.00"])
         #expect(result.revenueMonthly.first?.refunds == Money(micros: 4_995_000))
         #expect(result.subscriptionRow("2024-01", "apple", "monthly")?.churnedRefund == 1)
+        let converted = try tables([history], asOf: utc(2024, 1, 31), currency: "EUR", fx: try FXRates(csv: """
+            month,currency,rate_to_reporting_currency
+            2024-01,USD,0.5
+            """))
+        // 9.99 × 0.5 = 4.995 → 5.00; 4.995 × 0.5 = 2.4975 → 2.50; net 5.00 - 2.50.
+        #expect(converted.revenueMonthly.map(line) == ["2024-01,apple,monthly,USD,9.99,5.00,4.99,1,1,0,0.00,5.00,2.50,2.50,0.00"])
     }
 
     /// A legacy Apple transaction with no price: the price list fills it when the currency is known (from the
@@ -91,6 +98,29 @@ import Testing
         #expect(result.revenueMonthly.map { "\($0.productId) \($0.mrrEnd.text)" } == [
             "quarterly 3.33", "tenday 3.00", "weekly 7.96", "yearly 10.00",
         ])
+    }
+
+    /// A paid offer sold for another length than its plan (Apple PAY_UP_FRONT: three months for 4.99 on a monthly
+    /// plan) is normalised by its own length, with or without the price list: 4.99 / 3 = 1.66 a month. The
+    /// renewal after it is at the plan's duration again, and a monthly offer (pay as you go) stays monthly.
+    @Test func mrrOfAnOfferPaidUpFrontUsesItsOwnLength() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            apple,monthly,USD,9.99,P1M
+            """)
+        var upFront = paid("1", "monthly", utc(2024, 1, 5), utc(2024, 4, 5), price: 4_990_000)
+        upFront.isIntroductory = true
+        var payAsYouGo = paid("3", "monthly", utc(2024, 1, 6), utc(2024, 2, 6), price: 1_990_000)
+        payAsYouGo.isIntroductory = true
+        let histories = [
+            SubscriptionHistory(platform: .apple, id: "a", periods: [upFront, paid("2", "monthly", utc(2024, 4, 5), utc(2024, 5, 5))]),
+            SubscriptionHistory(platform: .apple, id: "b", periods: [payAsYouGo]),
+        ]
+        for (listed, list) in [(true, prices), (false, .empty)] {
+            let result = try tables(histories, asOf: utc(2024, 4, 30), prices: list)
+            #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" }
+                    == ["2024-01 3.65", "2024-02 1.66", "2024-03 1.66", "2024-04 \(listed ? "9.99" : "0.00")"])
+        }
     }
 
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.
