@@ -51,6 +51,11 @@ public struct Period: Sendable, Hashable {
     /// Bought under an introductory price or another offer (never a free trial), which may cost less than the
     /// product's list price: without a stated ``priceMicros`` the report prices it from the list, and says so.
     public var isIntroductory: Bool
+    /// Counted as paid though no payload showed it charged or free: a Google first order the archive shows only
+    /// once it had ended (an expired resource, from which Google drops `paymentState`), which an unconverted free
+    /// trial cannot be told from. metrics.md counts every period not shown as a trial as paid; the report says
+    /// how many it counted so.
+    public var isAssumedPaid = false
     /// Price in millionths of the major unit of ``currency``, when the payload states it.
     public var priceMicros: Int64?
     /// ISO 4217 currency of the price, when known from the payload or its context.

@@ -16,8 +16,8 @@ import Facts
 /// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
 /// - A deferred upgrade or downgrade (v1 `paymentState` 3) grants nothing until a resource shows its order paid:
 ///   that order starts then (or when announced), not at the token's `startTime`.
-/// - EXPIRED showing an order never seen running registers that order when the resource proves it was paid
-///   (``endedOrder(_:facts:after:continuing:)``), and its `cancelReason` says why the order ended when nothing
+/// - EXPIRED showing an order never seen running registers that order unless its payment was pending or never
+///   made (``endedOrder(_:facts:after:continuing:)``), and its `cancelReason` says why the order ended when nothing
 ///   before the end did (1, a billing problem, is involuntary; with a price increase pending, a declined one).
 struct TokenTimeline {
     private(set) var periods: [Period] = []
@@ -350,12 +350,13 @@ struct TokenTimeline {
     }
 
     /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
-    /// fetching final states, or fetches that missed the order while it ran). Registered only when the resource
-    /// proves the order was paid or a free trial: a renewal (`..N`, never a trial), a stated payment state, an
-    /// introductory price. A first order showing none of these may have been an
-    /// unpaid free trial, whose price the resource still states, so it is left out rather than counted as revenue;
-    /// so is a pending payment. (The caller leaves out the order shown after a billing issue or a system
-    /// cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner), placed as
+    /// fetching final states, or fetches that missed the order while it ran). A renewal (`..N`, never a trial), a
+    /// stated payment state or an introductory price proves it paid or a free trial. A first order showing none of
+    /// these is paid, as metrics.md counts every period not shown as a trial, and as the same resource fetched
+    /// before the expiry would count it; but an unconverted free trial looks the same once expired (Google drops
+    /// `paymentState`), so it is marked ``Period/isAssumedPaid`` and the report says how many. A pending payment
+    /// is left out. (The caller leaves out the order shown after a billing issue or a system cancellation: the
+    /// renewal never paid.) It ran to its expiry (or the fetch, if sooner), placed as
     /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
     /// previous order (with the orders missing in between), else one billing period before its expiry, never
     /// before the previous order's end. Returns the missing orders, then it.
@@ -363,9 +364,9 @@ struct TokenTimeline {
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
+        guard snapshot.state.paymentState != 0 else { return [] }
         // (v2's latest successful order is no proof for a first order: an unconverted trial's $0 order is one.)
-        guard snapshot.state.paymentState != 0, index >= 1 || snapshot.trial || snapshot.introductory
-                || snapshot.state.paymentState == 1 else { return [] }
+        let proven = index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1
         let end = min(expiry, snapshot.at)
         var placed: (start: Millis, missing: [Period])
         if continuing || previous == nil {
@@ -376,9 +377,10 @@ struct TokenTimeline {
         }
         if let previous { placed.start = max(placed.start, previous.end) }
         guard placed.start < end else { return [] }
-        return placed.missing + [Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
-                                        isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
-                                        priceMicros: snapshot.priceMicros,
-                                        currency: snapshot.currency)]
+        var ended = Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
+                           isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
+                           priceMicros: snapshot.priceMicros, currency: snapshot.currency)
+        ended.isAssumedPaid = !proven
+        return placed.missing + [ended]
     }
 }

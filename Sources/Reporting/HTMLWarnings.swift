@@ -7,6 +7,7 @@ import SubscriptionMetrics
 ///   `unpriced_transactions` (tagged, so the browser check compares them with the CSV), and what to pass;
 /// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
 ///   column holds them);
+/// - periods counted as paid though no payload showed a payment: the products, likewise;
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -38,6 +39,14 @@ struct HTMLWarnings: Sendable {
                 + "<code>--prices</code>, which has one price per product: "
                 + HTMLText.escape(listPriced.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
                 + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>list_priced_offers</code>).</p>\n"
+        }
+        let assumed = tables.assumedPaidPeriodProducts
+        if !assumed.isEmpty {
+            out += "<p class=\"banner\" id=\"warning-assumed-paid\" role=\"note\"><strong>Revenue and MRR may overstate.</strong> "
+                + "Some first orders were seen only after they had expired, when Google no longer says whether they were "
+                + "free trials; they count as paid: "
+                + HTMLText.escape(assumed.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+                + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>assumed_paid_periods</code>).</p>\n"
         }
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {

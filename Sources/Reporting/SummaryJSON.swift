@@ -63,8 +63,10 @@ public enum SummaryJSON {
     /// What makes the figures understate or incomplete, as counts a nightly job can alert on (cli.md: "when
     /// transactions had no price"): `unpriced_transactions` (revenue and MRR leave them out) with the products
     /// they belong to, `list_priced_offers` (offers without a stated price, counted at the list price: revenue and MRR
-    /// overstate where the offer cost less) with theirs, and with `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are
-    /// empty. Every key is always there, zero or empty when nothing is missing.
+    /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders seen only once
+    /// expired, counted as paid though one may have been an unconverted free trial) with theirs, and with
+    /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always
+    /// there, zero or empty when nothing is missing.
     static func warningsObject(_ tables: ReportTables) -> String {
         func products(_ products: [ProductCount], counting key: String) -> String {
             "[" + products.map {
@@ -77,6 +79,8 @@ public enum SummaryJSON {
             ("unpriced_products", products(tables.unpricedProducts, counting: "unpriced_transactions")),
             ("list_priced_offers", String(tables.listPricedOffers)),
             ("list_priced_offer_products", products(tables.listPricedOfferProducts, counting: "list_priced_offers")),
+            ("assumed_paid_periods", String(tables.assumedPaidPeriods)),
+            ("assumed_paid_period_products", products(tables.assumedPaidPeriodProducts, counting: "assumed_paid_periods")),
             ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

@@ -7,9 +7,11 @@ import Facts
 ///   (`--prices`) supplies them;
 /// - ``ReportTables/listPricedOfferProducts``: periods of an introductory or other offer whose payloads state no
 ///   price (Apple receipts and V1 notifications, signed transactions before late 2023, Google v2 introductory
-///   phases), priced at the product's list price, so gross and MRR overstate where the offer cost less.
+///   phases), priced at the product's list price, so gross and MRR overstate where the offer cost less;
+/// - ``ReportTables/assumedPaidPeriodProducts``: periods counted as paid though no payload showed a payment
+///   (Google first orders seen only once expired), which overstate wherever one was an unconverted free trial.
 ///
-/// The report says both on stderr, in `summary.json` `warnings` and in report.html.
+/// The report says each on stderr, in `summary.json` `warnings` and in report.html.
 public struct ProductCount: Sendable, Hashable {
     public var platform: Platform
     public var productId: String
@@ -36,6 +38,13 @@ extension ReportTables {
 
     /// ``RevenueMonthlyRow/listPricedOffers`` over every row.
     public var listPricedOffers: Int { revenueMonthly.reduce(0) { $0 + $1.listPricedOffers } }
+
+    /// The products with periods counted as paid though no payload showed a payment
+    /// (``RevenueMonthlyRow/assumedPaidPeriods``), sorted as ``unpricedProducts``.
+    public var assumedPaidPeriodProducts: [ProductCount] { products(counting: \.assumedPaidPeriods) }
+
+    /// ``RevenueMonthlyRow/assumedPaidPeriods`` over every row.
+    public var assumedPaidPeriods: Int { revenueMonthly.reduce(0) { $0 + $1.assumedPaidPeriods } }
 
     private func products(counting count: KeyPath<RevenueMonthlyRow, Int>) -> [ProductCount] {
         var counts: [Platform: [String: Int]] = [:]

@@ -27,13 +27,15 @@ struct RevenueAggregator: Sendable {
         var unpricedTransactions = 0
         /// Periods of an offer priced from the list (``RevenueMonthlyRow/listPricedOffers``).
         var listPricedOffers = 0
+        /// Periods counted as paid with no payment shown (``RevenueMonthlyRow/assumedPaidPeriods``).
+        var assumedPaidPeriods = 0
         /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
         var mrrTwelfthsChange: Int64 = 0
 
         /// No charge, refund or MRR change (an MRR segment may start and end in one month): nothing to write.
         var isZero: Bool {
             grossMicros == 0 && refundMicros == 0 && transactions == 0 && refundedTransactions == 0
-                && unpricedTransactions == 0 && listPricedOffers == 0 && mrrTwelfthsChange == 0
+                && unpricedTransactions == 0 && listPricedOffers == 0 && assumedPaidPeriods == 0 && mrrTwelfthsChange == 0
         }
 
         mutating func add(_ other: Counts) {
@@ -43,6 +45,7 @@ struct RevenueAggregator: Sendable {
             refundedTransactions += other.refundedTransactions
             unpricedTransactions += other.unpricedTransactions
             listPricedOffers += other.listPricedOffers
+            assumedPaidPeriods += other.assumedPaidPeriods
             mrrTwelfthsChange = FullWidth.add(mrrTwelfthsChange, other.mrrTwelfthsChange)
         }
     }
@@ -84,6 +87,7 @@ struct RevenueAggregator: Sendable {
                 counts.transactions += 1
                 if let micros = price.micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
                 if period.isIntroductory, period.priceMicros == nil, price.micros != nil { counts.listPricedOffers += 1 }
+                if period.isAssumedPaid { counts.assumedPaidPeriods += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
                 let refund = price.micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
@@ -140,6 +144,7 @@ struct RevenueAggregator: Sendable {
                     gross: Money(micros: counts.grossMicros), refunds: Money(micros: counts.refundMicros),
                     transactions: counts.transactions, refundedTransactions: counts.refundedTransactions,
                     unpricedTransactions: counts.unpricedTransactions, listPricedOffers: counts.listPricedOffers,
+                    assumedPaidPeriods: counts.assumedPaidPeriods,
                     mrrEnd: Money(units: mrrTwelfths, unitsPerMicro: 12))
                 if let reportingCurrency {
                     // A row without a currency holds only unpriced transactions (every amount 0): nothing to
@@ -198,6 +203,7 @@ extension RevenueAggregator {
                 writer.count(cell.counts.refundedTransactions)
                 writer.count(cell.counts.unpricedTransactions)
                 writer.count(cell.counts.listPricedOffers)
+                writer.count(cell.counts.assumedPaidPeriods)
                 writer.signed(cell.counts.mrrTwelfthsChange)
             }
         }
@@ -217,6 +223,7 @@ extension RevenueAggregator {
                 (value.grossMicros, value.refundMicros) = (try reader.signed(), try reader.signed())
                 (value.transactions, value.refundedTransactions, value.unpricedTransactions, value.listPricedOffers)
                     = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
+                value.assumedPaidPeriods = try reader.tally()
                 value.mrrTwelfthsChange = try reader.signed()
                 guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a month is written twice") }
             }

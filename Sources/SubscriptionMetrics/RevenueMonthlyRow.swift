@@ -25,6 +25,10 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     /// at the product's list price (`--prices`): gross overstates where the offer cost less. Not a CSV column:
     /// the report's warnings say it (``ReportTables/listPricedOffers``).
     public var listPricedOffers: Int = 0
+    /// Of `transactions`, periods counted as paid though no payload showed a payment (``Period/isAssumedPaid``:
+    /// Google first orders seen only once expired, which may have been unconverted free trials). Not a CSV
+    /// column: the report's warnings say it (``ReportTables/assumedPaidPeriods``).
+    public var assumedPaidPeriods: Int = 0
     /// Monthly recurring revenue of the subscriptions in `paid` state at the end of the month.
     public var mrrEnd: Money
     /// The amounts in the reporting currency, present when `--currency` is given (each `nil` without a rate).

@@ -40,8 +40,8 @@ extension ReportJob.Outcome {
     }
 
     /// Says, as warnings on stderr, what makes the reports understate or overstate and how to fix it: transactions
-    /// with no price (cli.md), offers priced from the list, months without an FX rate, statements dated after the
-    /// run's clock.
+    /// with no price (cli.md), offers priced from the list, periods assumed paid, months without an FX rate,
+    /// statements dated after the run's clock.
     func warnAboutGaps(logger: Logger, pricesGiven: Bool) {
         if let futureStatementAt {
             logger.warning("""
@@ -71,6 +71,19 @@ extension ReportJob.Outcome {
                 overstate where the offer cost less (the price list has one price per product)
                 """, metadata: ["list_priced_offers": "\(tables.listPricedOffers)",
                                 "list_priced_offer_products": "\(listPriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+        }
+        let assumed = tables.assumedPaidPeriodProducts
+        if !assumed.isEmpty {
+            let products = assumed.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
+            let count = tables.assumedPaidPeriods
+            logger.warning("""
+                \(count) first order\(count == 1 ? " was" : "s were") seen only after \(count == 1 ? "it" : "they") had \
+                expired (\(products.joined(separator: ", "))) and \(count == 1 ? "is" : "are") counted as paid, as \
+                metrics.md counts every period not shown as a trial; Google drops paymentState once a subscription \
+                expires, so an unconverted free trial looks the same, and revenue, new subscriptions and MRR \
+                overstate if some were: archive the resource fetched at each notification to tell them apart
+                """, metadata: ["assumed_paid_periods": "\(count)",
+                                "assumed_paid_period_products": "\(assumed.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
         }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }

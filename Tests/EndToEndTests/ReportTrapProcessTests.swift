@@ -96,6 +96,35 @@ struct ReportTrapProcessTests {
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-list-priced\""))
     }
 
+    /// A Google subscription resource fetched after its first order expired (Google drops `paymentState` then):
+    /// the order is a paid period, as the same resource fetched before the expiry gives, and the report says it
+    /// assumed the payment (an unconverted trial looks the same), on stderr, in summary.json and in report.html.
+    @Test func firstOrdersSeenOnlyOnceExpiredAreSaidToBeAssumedPaid() throws {
+        let workspace = try TemporaryDirectory()
+        let resource = #"""
+            {"source":"google.subscription.v1","package_name":"com.example","subscription_id":"premium","purchase_token":"tok1",\#
+            "received_at":"2024-03-10T00:00:00Z","body":{"kind":"androidpublisher#subscriptionPurchase",\#
+            "startTimeMillis":"1707348607902","expiryTimeMillis":"1709854187177","autoRenewing":false,\#
+            "priceCurrencyCode":"USD","priceAmountMicros":"5990000","countryCode":"US","orderId":"GPA.3341-2551-4829-22419",\#
+            "acknowledgementState":1,"cancelReason":0,"userCancellationTimeMillis":"1708000000000"}}
+            """#
+        try IngestFixtures.write([resource], to: workspace.file("g.ndjson"))
+        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "g.ndjson"], in: workspace, tag: "ingest").status == 0)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-03-31T00:00:00Z"],
+                                              in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        #expect(report.stderr.contains("1 first order was seen only after it had expired (google premium 1) and is counted as paid"),
+                "\(report.stderr)")
+        let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
+        #expect(revenue.map { "\($0["month"] ?? "") \($0["gross"] ?? "")" } == ["2024-02 5.99"], "\(revenue)")
+        let warnings = try #require(try Self.json(workspace.file("r/summary.json"))["warnings"] as? [String: Any])
+        #expect(warnings["assumed_paid_periods"] as? Int == 1)
+        let products = try #require(warnings["assumed_paid_period_products"] as? [[String: Any]])
+        #expect(products.count == 1 && products.first?["product_id"] as? String == "premium"
+                && products.first?["assumed_paid_periods"] as? Int == 1)
+        #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-assumed-paid\""))
+    }
+
     /// Item 8: the summary's churn line is made of the rate's own numbers (its numerator and active_start), and
     /// `churned` is said for what it is; a recovery rate with open episodes is said to be provisional.
     @Test func theHeadlineIsBuiltFromTheNumbersOfItsRates() throws {

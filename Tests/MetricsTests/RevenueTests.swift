@@ -78,6 +78,22 @@ import Testing
         #expect(try tables(histories, asOf: utc(2024, 2, 29)).listPricedOffers == 0)
     }
 
+    /// A period counted as paid though no payload showed a payment (a Google first order seen only once expired)
+    /// is counted per product for the report's warning; it is a transaction like any other.
+    @Test func periodsAssumedPaidAreCounted() throws {
+        var assumed = paid("GPA.1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5), price: 4_990_000)
+        assumed.isAssumedPaid = true
+        let histories = [
+            SubscriptionHistory(platform: .google, id: "a", periods: [assumed]),
+            SubscriptionHistory(platform: .google, id: "b", periods: [paid("GPA.2", "monthly", utc(2024, 1, 6), utc(2024, 2, 6), price: 4_990_000)]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 2, 29))
+        #expect(result.revenueMonthly.map { "\($0.month) \($0.transactions) \($0.assumedPaidPeriods) \($0.gross.text)" }
+                == ["2024-01 2 1 9.98"])
+        #expect(result.assumedPaidPeriods == 1)
+        #expect(result.assumedPaidPeriodProducts == [ProductCount(platform: .google, productId: "monthly", transactions: 1)])
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """

@@ -101,7 +101,8 @@ import Testing
     }
 
     /// The random histories reach what the merge has to get right: every churn reason, product changes,
-    /// refunds, recoveries with a median, trials in each state, every MRR movement, early months, unpriced rows.
+    /// refunds, recoveries with a median, trials in each state, every MRR movement, early months, unpriced rows,
+    /// the counts of the report's warnings; `listed`: the options carry a price list.
     static func expectVariety(_ tables: ReportTables, listed: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
         let products = tables.subscriptionsMonthly.filter { $0.productId != "all" }
         #expect(products.contains { $0.productChangesIn > 0 } && products.contains { $0.churnedRefund > 0 }
@@ -118,6 +119,9 @@ import Testing
         #expect(tables.trialConversion.contains { $0.converted > 0 } && tables.trialConversion.contains { $0.abandoned > 0 }
                 && tables.trialConversion.contains { $0.pending > 0 }, sourceLocation: sourceLocation)
         #expect(tables.retentionCohorts.count > 50, sourceLocation: sourceLocation)
+        // The warnings' counts travel through the merge too: offers priced from the list (only with a price list)
+        // and periods assumed paid.
+        #expect(listed == (tables.listPricedOffers > 0) && tables.assumedPaidPeriods > 0, sourceLocation: sourceLocation)
         let movements = tables.mrrMovements
         if tables.revenueMonthly.contains(where: { $0.mrrEnd.units > 0 }) {
             #expect(movements.contains { $0.newCount > 0 } && movements.contains { $0.expansionCount > 0 }
@@ -289,7 +293,7 @@ import Testing
         later[magic.count] = UInt8(PartialState.formatVersion + 1)
         #expect(throws: PartialStateError.unsupportedVersion(PartialState.formatVersion + 1)) { try PartialState(decoding: later) }
         #expect(PartialStateError.unsupportedVersion(1).description
-                == "is a partial state of format 1, this subledger reads format 2: compute the slices again with this release")
+                == "is a partial state of format 1, this subledger reads format 3: compute the slices again with this release")
         for length in magic.count..<bytes.count {
             #expect(throws: PartialStateError.self) { try PartialState(decoding: Array(bytes.prefix(length))) }
         }

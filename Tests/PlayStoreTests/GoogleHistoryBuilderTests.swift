@@ -475,10 +475,28 @@ struct GoogleEndedOrderTests {
         #expect(alone.periods.isEmpty)
     }
 
-    @Test func firstOrderWithoutAPaymentStateMayHaveBeenATrial() throws {
-        let history = try history(v1JSON(start: start, expiry: ms("2024-01-08T00:00:00Z"), orderId: "GPA.6", paymentState: nil,
-                                         autoRenewing: false, cancelReason: 0), receivedAt: fetched)
-        #expect(history.periods.isEmpty)
+    /// A first order seen only once expired states no payment (Google drops `paymentState`): it is paid, as
+    /// metrics.md counts every period not shown as a trial and as the same resource fetched before its expiry
+    /// counts it, but marked as assumed, since an unconverted free trial looks the same. A pending payment, or a
+    /// stated free trial, is no assumption.
+    @Test func firstOrderWithoutAPaymentStateIsAssumedPaid() throws {
+        let json = v1JSON(start: start, expiry: expiry, orderId: "GPA.6", paymentState: nil, autoRenewing: false, cancelReason: 0)
+        let expired = try history(json, receivedAt: fetched)
+        var paid = Period(id: "GPA.6", productId: product, start: start, end: expiry, priceMicros: 4_990_000, currency: "USD",
+                          endReason: .voluntary)
+        paid.isAssumedPaid = true
+        #expect(expired.periods == [paid])
+        // The same resource fetched before the expiry, or logged without a fetch time: the same period, unmarked.
+        for receivedAt in [ms("2024-02-20T00:00:00Z"), nil] {
+            #expect(try history(json, receivedAt: receivedAt).periods.map { "\($0.id) \($0.start) \($0.end) \($0.isAssumedPaid)" }
+                    == ["GPA.6 \(start) \(expiry) false"])
+        }
+        let pending = try history(v1JSON(start: start, expiry: expiry, orderId: "GPA.6", paymentState: 0, autoRenewing: false,
+                                         cancelReason: 1), receivedAt: fetched)
+        #expect(pending.periods.isEmpty)
+        let trial = try history(v1JSON(start: start, expiry: ms("2024-01-08T00:00:00Z"), orderId: "GPA.6", paymentState: 2,
+                                       autoRenewing: false, cancelReason: 0), receivedAt: fetched)
+        #expect(trial.periods.map { "\($0.isTrial) \($0.isAssumedPaid)" } == ["true false"])
     }
 
     @Test func bareV2ExpiredResourceWithABasePricePhase() throws {

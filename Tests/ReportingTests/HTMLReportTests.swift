@@ -474,6 +474,19 @@ private enum HTMLKeyCount {
         #expect(listedBanner.contains("<strong>Revenue and MRR may overstate.</strong>") && listedBanner.contains(product))
         #expect(pageFigures("<p" + listedBanner + "</p>").isEmpty)
 
+        // A period assumed paid: the page names its product, and likewise carries no count of its own.
+        var assumed = WorkedExample.histories
+        let paidIndex = try #require(assumed.firstIndex { $0.platform == .google && $0.periods.contains { !$0.isTrial } })
+        let paidPeriod = try #require(assumed[paidIndex].periods.firstIndex { !$0.isTrial })
+        assumed[paidIndex].periods[paidPeriod].isAssumedPaid = true
+        let assumedPage = HTMLReport.render(try engineTables(assumed, asOf: WorkedExample.asOf, prices: try WorkedExample.prices()),
+                                            ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone, generatedBy: "x")
+        let assumedBanner = try #require(assumedPage.components(separatedBy: "<p class=\"banner\" id=\"warning-assumed-paid\"").dropFirst().first?
+            .components(separatedBy: "</p>").first)
+        #expect(assumedBanner.contains("google " + assumed[paidIndex].periods[paidPeriod].productId))
+        #expect(pageFigures("<p" + assumedBanner + "</p>").isEmpty)
+        #expect(!listedPage.contains("warning-assumed-paid"))
+
         let fx = try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0068\n2024-02,JPY,0.0067\n")
         var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
                                                           reportingCurrency: "USD", fxRates: fx))
