@@ -50,6 +50,17 @@ public struct BillingDuration: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The fewest whole days a period of this duration lasts: a month at least 28 days (n months 30 × n - 3),
+    /// a year 365.
+    var shortestDays: Int64 {
+        switch unit {
+        case .day: return Int64(count)
+        case .week: return 7 * Int64(count)
+        case .month: return count == 1 ? 28 : 30 * Int64(count) - 3
+        case .year: return 365 * Int64(count)
+        }
+    }
+
     /// Days in this duration, months counted as 30 and years as 365 (only used for "other lengths").
     private var approximateDays: Int {
         switch unit {

@@ -35,7 +35,7 @@ public struct MetricsEngine: Sendable {
 
     /// Adds one subscription (or one-time purchase subject). Call once per history; order does not matter.
     public mutating func add(_ history: SubscriptionHistory) {
-        let timeline = Timeline(history: history, asOf: options.asOf)
+        let timeline = Timeline(history: Self.trialsByLength(history, prices: options.prices), asOf: options.asOf)
         let priced = PricedTimeline(timeline, prices: options.prices)
         subscriptions.add(timeline, months: &months)
         revenue.add(priced, prices: options.prices, months: &months)
@@ -43,6 +43,24 @@ public struct MetricsEngine: Sendable {
         retention.add(timeline, prices: options.prices, months: &months)
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
+    }
+
+    /// `history` with each period assumed paid (``Period/isAssumedPaid``: a Google first order seen only once
+    /// expired) that ran shorter than one billing period of its product (the price list's duration, a day's slack)
+    /// made a free trial: a paid first order runs a whole period, so it was no charge of that product. One ended
+    /// sooner by a refund or a replacement says nothing, and stays paid; without a listed duration nothing changes.
+    static func trialsByLength(_ history: SubscriptionHistory, prices: PriceList) -> SubscriptionHistory {
+        guard history.periods.contains(where: \.isAssumedPaid) else { return history }
+        var result = history
+        for index in result.periods.indices {
+            let period = result.periods[index]
+            guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced,
+                  let duration = prices.duration(platform: history.platform, productId: period.productId),
+                  FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * 86_400_000 else { continue }
+            result.periods[index].isTrial = true
+            result.periods[index].isAssumedPaid = false
+        }
+        return result
     }
 
     /// Adds `other`'s state: afterwards this engine is the one that would have folded the subscriptions of both.

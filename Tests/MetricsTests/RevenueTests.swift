@@ -92,6 +92,23 @@ import Testing
                 == ["2024-01 2 1 9.98"])
         #expect(result.assumedPaidPeriods == 1)
         #expect(result.assumedPaidPeriodProducts == [ProductCount(platform: .google, productId: "monthly", transactions: 1)])
+
+        // One a week long, of a product billed monthly: no paid first order is that short, so with the price list's
+        // duration it is a free trial (abandoned), neither revenue nor an assumption; without it, still assumed.
+        // A week cut short by a refund stays paid.
+        var week = paid("GPA.3", "monthly", utc(2024, 1, 7), utc(2024, 1, 14), price: 4_990_000)
+        week.isAssumedPaid = true
+        var refunded = paid("GPA.4", "monthly", utc(2024, 1, 8), utc(2024, 2, 8), price: 4_990_000, revokedAt: utc(2024, 1, 15))
+        refunded.isAssumedPaid = true
+        let short = [SubscriptionHistory(platform: .google, id: "c", periods: [week]),
+                     SubscriptionHistory(platform: .google, id: "d", periods: [refunded])]
+        let listed = try tables(short, asOf: utc(2024, 2, 29), prices: try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,monthly,USD,4.99,P1M
+            """))
+        #expect(listed.revenueMonthly.map { "\($0.month) \($0.transactions) \($0.assumedPaidPeriods)" } == ["2024-01 1 1"])
+        #expect(listed.trialConversion.map { "\($0.cohortMonth) \($0.trials) \($0.abandoned)" } == ["2024-01 1 1"])
+        #expect(try tables(short, asOf: utc(2024, 2, 29)).assumedPaidPeriods == 2)
     }
 
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.

@@ -629,8 +629,10 @@ struct GoogleShownOrderTests {
         #expect(history.periods.map(\.endReason) == [.billingIssue])
     }
 
-    @Test func anUnconvertedTrialsLatestSuccessfulOrderIsNoPayment() throws {
-        // The trial's $0 order is the latest successful one; once expired, v2 states no offer phase.
+    @Test func anUnconvertedTrialsLatestSuccessfulOrderIsAnAssumedPayment() throws {
+        // The trial's $0 order is the latest successful one; once expired, v2 states no offer phase: nothing tells
+        // it from a paid order, so it is assumed paid (the report, given the product's duration, finds it too
+        // short for one: ``MetricsEngine/trialsByLength``).
         let json = v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-10T10:00:00Z", expiry: "2024-01-17T10:00:00Z",
                           latestOrderId: "GPA.32", autoRenew: false,
                           extra: #""canceledStateContext":{"userInitiatedCancellation":{"cancelTime":"2024-01-12T08:00:00Z"}},"#)
@@ -639,7 +641,8 @@ struct GoogleShownOrderTests {
         var archive = Archive()
         archive.add(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-02-01T00:00:00Z"), token: "tok-t", product: product))
         #expect(archive.failures.isEmpty)
-        #expect(GoogleHistoryBuilder().history(id: "tok-t", facts: archive.facts).periods.isEmpty)
+        #expect(GoogleHistoryBuilder().history(id: "tok-t", facts: archive.facts).periods.map { "\($0.id) \($0.isTrial) \($0.isAssumedPaid)" }
+                == ["GPA.32 false true"])
     }
 
     @Test func ordersMissingFromAnOfferedSubscriptionAreUnpriced() throws {
