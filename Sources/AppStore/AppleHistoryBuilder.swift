@@ -150,8 +150,17 @@ public struct AppleHistoryBuilder: Sendable {
                 }
                 merged.period.end = stated.end
                 if !stated.productId.isEmpty { merged.period.productId = stated.productId }
-                if let amount = stated.priceMicros { merged.period.priceMicros = amount }
-                if let currency = stated.currency { merged.period.currency = currency }
+                // A price and its currency come from one statement (metrics.md: the payload's currency first). A
+                // statement without a price (a receipt, a V1 notice) knows the currency only from its envelope, which
+                // never overrides a priced statement's: the signed transaction's GBP 8.99 is not JPY 8.99 because a
+                // receipt logged later came with `currency: JPY`. Among envelopes the first to carry the
+                // transaction wins: a receipt repeats every past transaction, in the storefront of its own day.
+                if let amount = stated.priceMicros {
+                    merged.period.priceMicros = amount
+                    if let currency = stated.currency { merged.period.currency = currency }
+                } else if merged.period.priceMicros == nil, merged.period.currency == nil, let currency = stated.currency {
+                    merged.period.currency = currency
+                }
                 if stated.offer != .unstatedOffer {
                     merged.period.isTrial = stated.offer == .freeTrial
                     merged.period.isIntroductory = stated.offer == .introductory

@@ -94,6 +94,23 @@ import Testing
         #expect(history.periods == [expected])
     }
 
+    /// A price and its currency stay together: a later statement without a price (a receipt whose envelope says
+    /// JPY) does not relabel a signed transaction's GBP price, in whichever order they come; with no price stated
+    /// anywhere, the first envelope to carry the transaction names its currency (a receipt logged after the user
+    /// moved storefront repeats the old transactions under the new currency).
+    @Test func aPricedStatementsCurrencyIsNotOverriddenByAnEnvelopes() {
+        let signed = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 1000, ref: "t", product: "p", end: 5000,
+                               amount: 8_990_000, currency: "GBP")
+        let receipt = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 3000, ref: "t", product: "p", end: 5000,
+                                currency: "JPY")
+        for facts in [[signed, receipt], [receipt, signed]] {
+            let period = AppleHistoryBuilder().history(id: "S", facts: facts).periods
+            #expect(period.map { "\($0.priceMicros ?? 0) \($0.currency ?? "")" } == ["8990000 GBP"])
+        }
+        let older = Self.fact(AppleFactKind.period, "S", at: 1000, observed: 500, ref: "t", product: "p", end: 5000, currency: "EUR")
+        #expect(AppleHistoryBuilder().history(id: "S", facts: [receipt, older]).periods.map(\.currency) == ["EUR"])
+    }
+
     @Test func refundReversedAfterRevocationRestoresThePeriod() {
         let period = Self.fact(AppleFactKind.period, "R", at: 1000, observed: 1000, ref: "t", product: "p", end: 9000)
         let refund = Self.fact(AppleFactKind.revocation, "R", at: 3000, observed: 3000, ref: "t", detail: "50000")
