@@ -29,9 +29,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// infos, family members' renewal infos left out; 8: a refund share outside 0...100000 quarantined; 9: a
     /// one-time product's `quantity` read, a count outside 1...1000 quarantined; 10: a boolean `quantity` is no
     /// count; 11: a receipt's promotional offer or offer code is a paid offer; 12: a transaction expiring, refunded
-    /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer) plus ``AppleFactCodec/version``, so that ledgers translated
+    /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer; 13: a
+    /// revocation with a `revocationReason` is a refund even beside `isUpgraded`) plus ``AppleFactCodec/version``, so that ledgers translated
     /// before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 12 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 13 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

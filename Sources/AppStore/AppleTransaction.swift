@@ -23,6 +23,9 @@ struct AppleTransaction {
     var revocationPercentage: Int64 = 100_000
     /// Ended by an upgrade: its cancellation is not a refund (`is_upgraded` / `isUpgraded`).
     var upgraded = false
+    /// A signed transaction's `revocationReason` (0 other, 1 an issue in the app): set only when the App Store
+    /// refunded or revoked it, so its `revocationDate` is that refund even on a transaction an upgrade ended.
+    var refundReason: Int64?
     var trial = false
     /// Bought under a paid offer: introductory (`is_in_intro_offer_period`), a receipt's promotional offer or offer
     /// code (`promotional_offer_id`, `offer_code_ref_name`), or any `offerType` of a signed transaction (1
@@ -126,6 +129,7 @@ struct AppleTransaction {
             throw .invalid("transaction \(transactionId) has revocationPercentage \(revocationPercentage), outside 0...100000")
         }
         upgraded = t["isUpgraded"]?.bool == true
+        refundReason = t["revocationReason"]?.integer
         trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
         introductory = !trial && (t["offerType"]?.int64 ?? 0) >= 1
         offerKindUnstated = !trial && (1...3).contains(t["offerType"]?.int64 ?? 0) && (t["offerDiscountType"]?.isNull ?? true)
@@ -144,7 +148,7 @@ struct AppleTransaction {
             throw .invalid("transaction \(transactionId) expires at \(Timestamp.rfc3339(expires)), before its purchase at \(Timestamp.rfc3339(purchased))")
         }
         if let revoked, revoked < purchased {
-            throw .invalid("transaction \(transactionId) is \(upgraded ? "upgraded" : "revoked") at \(Timestamp.rfc3339(revoked)), before its purchase at \(Timestamp.rfc3339(purchased))")
+            throw .invalid("transaction \(transactionId) is \(upgraded && refundReason == nil ? "upgraded" : "revoked") at \(Timestamp.rfc3339(revoked)), before its purchase at \(Timestamp.rfc3339(purchased))")
         }
     }
 
@@ -165,7 +169,8 @@ struct AppleTransaction {
     }
 
     /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its `upgrade`
-    /// when it ended by one, else its `revocation` (unless `keepRevocation` is false: a REFUND_REVERSED notification
+    /// when it ended by one (a cancellation beside `is_upgraded`, with no refund reason), else its `revocation` (a
+    /// refund of an upgraded transaction is a refund too) (unless `keepRevocation` is false: a REFUND_REVERSED notification
     /// restates the transaction to undo it), the `user` (its `appAccountToken`, else the envelope's
     /// `app_user_id`) and the envelope's `currency`. The payload's currency wins over the envelope's for prices.
     func facts(into list: inout FactList, envelope: Envelope, keepRevocation: Bool) {
@@ -183,7 +188,7 @@ struct AppleTransaction {
                                                 productId: productId, priceMicros: priceMicros,
                                                 currency: currency, quantity: quantity)))
         }
-        if let revoked, upgraded, expires != nil {
+        if let revoked, upgraded, refundReason == nil, expires != nil {
             list.add(.upgrade(AppleFact.Upgrade(subject: subject, transactionId: transactionId, at: revoked)))
         } else if let revoked, keepRevocation {
             list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: purchaseId, at: revoked,
