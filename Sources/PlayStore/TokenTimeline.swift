@@ -213,7 +213,9 @@ struct TokenTimeline {
     }
 
     /// The cancellation reason in force at `t`: the one stated with that time, else the first fetched at or
-    /// after it (a CANCELED notification is followed by a fetch showing the reason); `nil` when nothing says.
+    /// after it (a CANCELED notification is followed by a fetch showing the reason), else the latest a resource
+    /// logged without a fetch time states (a backfill: its time is only a lower bound, often before `t`); `nil`
+    /// when nothing says.
     static func cancelReason(after t: Millis, in facts: TokenFacts) -> Int? {
         if let stated = facts.cancels.first(where: { $0.at == t }) { return stated.reason }
         var low = 0, high = facts.snapshots.count
@@ -222,6 +224,7 @@ struct TokenTimeline {
             if facts.snapshots[mid].at < t { low = mid + 1 } else { high = mid }
         }
         return facts.snapshots[low...].first { $0.state.cancelReason != nil }?.state.cancelReason
+            ?? facts.snapshots[..<low].last { $0.inferred && $0.state.cancelReason != nil }?.state.cancelReason
     }
 
     /// A statement about auto-renewal: a cancellation (with its reason when known) or its undoing (RESTARTED,

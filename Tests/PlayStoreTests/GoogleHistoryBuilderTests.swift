@@ -522,6 +522,24 @@ struct GoogleEndedOrderTests {
         #expect(history.periods.map(\.endReason) == [.priceIncrease])
     }
 
+    /// A backfill logged its resources without a fetch time: their times are lower bounds (the order's start),
+    /// earlier than the CANCELED notification they were fetched after. The reason one states (3, the developer)
+    /// is still the reason in force at the notification, not a user's cancellation.
+    @Test func anUndatedResourceGivesTheReasonOfACancellationNotification() throws {
+        let start = ms("2024-04-27T20:00:00Z"), expiry = ms("2024-05-04T20:00:00Z")
+        var archive = Archive()
+        try archive.rtdn(token, product, 4, at: start)
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: expiry, orderId: "GPA.9", paymentState: 1,
+                                                             autoRenewing: true), token: token, product: product))
+        try archive.rtdn(token, product, 3, at: ms("2024-04-30T13:00:00Z"))
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: expiry, orderId: "GPA.9", paymentState: 1,
+                                                             autoRenewing: false, cancelReason: 3), token: token, product: product))
+        try archive.rtdn(token, product, 13, at: expiry)
+        #expect(archive.failures.isEmpty)
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.endReason) == [.developerCancel])
+    }
+
     @Test func expiredResourceOfAKnownOrderGivesItsReason() throws {
         // Fetched at the renewal (auto-renewing), then after the end: the user had cancelled (0).
         var archive = Archive()
