@@ -39,14 +39,17 @@ public struct AppleHistoryBuilder: Sendable {
         let facts = Self.namedByPurchaseEvent(
             rows.compactMap { row in AppleFactCodec.decode(row).map { Statement(observedAt: row.observedAt, fact: $0) } })
         let cancellations = Self.cancellations(facts)
-        var periods = mergedPeriods(facts, upgrades: Self.upgrades(facts))
+        let upgrades = Self.upgrades(facts)
+        var periods = mergedPeriods(facts, upgrades: upgrades)
         var replaced = Set(periods.filter(\.upgraded).map(\.period.id))
         endPeriodsInterruptedByOtherProducts(&periods, replaced: &replaced)
         bridgeUpgrades(&periods)
 
         var result: [Period] = periods.map { merged in
             var period = merged.period
-            if !merged.upgraded, let revocation = cancellations[period.id] {
+            // An upgraded transaction's cancellation is no refund, though a payload that missed `is_upgraded` may
+            // state it as one; a refund at another time (an upgraded transaction refunded later) is one.
+            if let revocation = cancellations[period.id], !merged.upgraded || upgrades[period.id].map({ $0 != revocation.at }) ?? true {
                 period.revokedAt = revocation.at
                 period.refundedPerHundredThousand = revocation.share
             }

@@ -111,6 +111,24 @@ import Testing
         #expect(AppleHistoryBuilder().history(id: "S", facts: [receipt, older]).periods.map(\.currency) == ["EUR"])
     }
 
+    /// An upgraded transaction refunded later is refunded (REFUND with `isUpgraded`); a revocation stated at the
+    /// upgrade's own instant is that upgrade told without `is_upgraded`, and no refund.
+    @Test func anUpgradedTransactionRefundedLaterIsRefunded() {
+        let day: Millis = 86_400_000
+        let old = Self.fact(AppleFactKind.period, "U", at: 0, observed: 0, ref: "u1", product: "monthly", end: 30 * day,
+                            amount: 4_990_000, currency: "USD", flags: .upgraded)
+        let upgrade = Self.fact(AppleFactKind.upgrade, "U", at: 10 * day, observed: 10 * day, ref: "u1")
+        let new = Self.fact(AppleFactKind.period, "U", at: 10 * day, observed: 10 * day, ref: "u2", product: "yearly",
+                            end: 375 * day, amount: 39_990_000, currency: "USD")
+        func refund(at: Millis) -> Fact {
+            Self.fact(AppleFactKind.revocation, "U", at: at, observed: at, ref: "u1", detail: "100000", product: "monthly")
+        }
+        let refunded = AppleHistoryBuilder().history(id: "U", facts: [old, upgrade, new, refund(at: 40 * day)]).periods
+        #expect(refunded.map { "\($0.id) \($0.end / day) \($0.revokedAt.map { String($0 / day) } ?? "-")" } == ["u1 10 40", "u2 375 -"])
+        let told = AppleHistoryBuilder().history(id: "U", facts: [old, upgrade, new, refund(at: 10 * day)]).periods
+        #expect(told.map { "\($0.id) \($0.revokedAt.map { String($0 / day) } ?? "-")" } == ["u1 -", "u2 -"])
+    }
+
     @Test func refundReversedAfterRevocationRestoresThePeriod() {
         let period = Self.fact(AppleFactKind.period, "R", at: 1000, observed: 1000, ref: "t", product: "p", end: 9000)
         let refund = Self.fact(AppleFactKind.revocation, "R", at: 3000, observed: 3000, ref: "t", detail: "50000")
