@@ -12,14 +12,10 @@ struct ApplePayloads {
     private var timeline: TimelineSubscription { subscription.timeline }
     private var originalId: String { timeline.id }
 
-    private func product(_ id: String) -> Catalog.Product {
-        catalog.subscriptions.first { $0.id == id } ?? catalog.monthly
-    }
-
     /// The expiry Apple shows for a period: an upgraded transaction keeps its original expiry (the
     /// `cancellation_date` with `is_upgraded` says when it really ended).
     private func shownExpiry(_ period: TimelinePeriod) -> Int64 {
-        period.endReason == .replaced ? catalog.end(of: product(period.product), from: period.start) : period.end
+        period.scheduledEnd ?? period.end
     }
 
     private func webOrderLineItemId(_ period: TimelinePeriod) -> String {

@@ -43,7 +43,8 @@ struct GooglePayloads {
         let orders = timeline.periods.filter { $0.token == token && $0.start <= at }
         guard let order = orders.last, let first = orders.first else { return nil }
         let renew = autoRenew(at: at)
-        var s = State(order: order, firstStart: first.start, expiry: order.end,
+        // Before an upgrade the order shows the expiry it was sold with; the change ends it sooner.
+        var s = State(order: order, firstStart: first.start, expiry: order.scheduledEnd ?? order.end,
                       paymentState: order.trial ? 2 : 1, autoRenewing: renew.on, cancelReason: nil,
                       userCancellation: nil, autoResume: nil, v2State: "SUBSCRIPTION_STATE_ACTIVE")
         if let r = order.revokedAt, r <= at {

@@ -230,6 +230,7 @@ struct SubscriberGenerator: Sendable {
                 if !period.trial, !upgraded, product.id == catalog.monthly.id, rng.chance(0.05) {
                     let u = randomInstant(after: period.start + day, before: end - day, rng: &rng)
                     upgraded = true
+                    subscription.timeline.periods[current].scheduledEnd = end
                     subscription.timeline.periods[current].end = u
                     subscription.timeline.periods[current].endReason = .replaced
                     if !apple {

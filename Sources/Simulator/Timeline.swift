@@ -41,6 +41,9 @@ struct TimelinePeriod: Sendable {
     /// Integer micros; nil for a trial.
     var priceMicros: Int64?
     var currency: String
+    /// The end it was sold with, when an upgrade ended it sooner at ``end``: what the stores show as its expiry
+    /// until the change.
+    var scheduledEnd: Int64?
     /// Refund / revocation instant; the period ends there.
     var revokedAt: Int64?
     var endReason: TimelineEndReason = .renewed

@@ -49,9 +49,11 @@ struct PricedTimeline: Sendable {
                 guard let currency = prices[segment.period].currency, let micros = prices[segment.period].micros else { continue }
                 let period = history.periods[segment.period]
                 // An offer's period may be sold for another length than its plan renews at (three months paid up
-                // front on a monthly plan), so its own length says what its price buys; any other period's
-                // length varies with the calendar and billing issues, and the price list's duration is firmer.
-                let listed = period.isIntroductory ? nil : list.duration(platform: history.platform, productId: period.productId)
+                // front on a monthly plan), so its own length says what its price buys, unless a change cut it
+                // short with the length it was sold for unknown; any other period's length varies with the
+                // calendar and billing issues, and the price list's duration is firmer.
+                let ownLength = period.isIntroductory && (period.endReason != .replaced || period.scheduledEnd != nil)
+                let listed = ownLength ? nil : list.duration(platform: history.platform, productId: period.productId)
                 let duration = listed ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
                 let twelfths = duration.monthlyTwelfths(ofMicros: micros)
                 guard twelfths > 0 else { continue }

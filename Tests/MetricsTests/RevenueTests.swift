@@ -154,6 +154,12 @@ import Testing
             #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" }
                     == ["2024-01 3.65", "2024-02 1.66", "2024-03 1.66", "2024-04 \(listed ? "9.99" : "0.00")"])
         }
+        // An offer's period a change cut short, the length it was sold for unknown: its ten days say nothing of
+        // what its price buys, so the listed duration normalises it (1.99 a month, not three times that).
+        var replaced = paid("5", "monthly", utc(2024, 1, 5), utc(2024, 1, 15), price: 1_990_000, reason: .replaced)
+        replaced.isIntroductory = true
+        let cut = try tables([SubscriptionHistory(platform: .apple, id: "c", periods: [replaced])], asOf: utc(2024, 1, 10), prices: prices)
+        #expect(cut.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 1.99"])
     }
 
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.
