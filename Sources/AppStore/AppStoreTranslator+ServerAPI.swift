@@ -75,7 +75,7 @@ extension AppStoreTranslator {
             let (transaction, signedDate) = try signed(value, path: path, envelope: envelope, bundleRequired: true)
             if transaction["inAppOwnershipType"]?.string == "FAMILY_SHARED" { return (true, nil) }
             let expires = try translateTransaction(transaction, path: path, envelope: envelope, into: &list,
-                                                   keepRevocation: true).expires
+                                                   revocation: .asStated).expires
             signedAt = signedDate
             return (false, expires)
         }

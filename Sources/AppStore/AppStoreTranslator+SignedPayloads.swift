@@ -44,8 +44,13 @@ extension AppStoreTranslator {
         var original = renewal?["originalTransactionId"]?.nonEmptyString
         let stated = try transaction.flatMap { transaction throws(Rejection) in
             try list.part(transactionPath, data?["signedTransactionInfo"]) { list throws(Rejection) -> AppleTransaction? in
+                let reading: RevocationReading = switch type {
+                case "REFUND_REVERSED": .reversed
+                case "REFUND", "REVOKE": .refund
+                default: .asStated
+                }
                 let facts = try translateTransaction(transaction, path: transactionPath, envelope: envelope, into: &list,
-                                                     keepRevocation: type != "REFUND_REVERSED")
+                                                     revocation: reading)
                 if type == "REFUND_REVERSED" {
                     list.add(.refundReversed(AppleFact.RefundReversal(subject: facts.subject, transactionId: facts.purchaseId,
                                                                       at: signedDate, productId: facts.productId)))
@@ -110,7 +115,7 @@ extension AppStoreTranslator {
             throw .invalid("transaction without signedDate")
         }
         var list = FactList()
-        _ = try translateTransaction(transaction, path: "", envelope: envelope, into: &list, keepRevocation: true)
+        _ = try translateTransaction(transaction, path: "", envelope: envelope, into: &list, revocation: .asStated)
         return list.translation(observedAt: signedDate)
     }
 
@@ -175,9 +180,9 @@ extension AppStoreTranslator {
 
     /// The facts of a `JWSTransactionDecodedPayload` at `path` in the record (for details).
     func translateTransaction(_ t: JSON, path: String, envelope: Envelope, into list: inout FactList,
-                              keepRevocation: Bool) throws(Rejection) -> AppleTransaction {
+                              revocation: RevocationReading) throws(Rejection) -> AppleTransaction {
         let transaction = try AppleTransaction(signed: t, path: path, times: times)
-        transaction.facts(into: &list, envelope: envelope, keepRevocation: keepRevocation)
+        transaction.facts(into: &list, envelope: envelope, revocation: revocation)
         return transaction
     }
 

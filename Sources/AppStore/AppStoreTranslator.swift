@@ -30,7 +30,7 @@ public struct AppStoreTranslator: StoreTranslator {
     /// one-time product's `quantity` read, a count outside 1...1000 quarantined; 10: a boolean `quantity` is no
     /// count; 11: a receipt's promotional offer or offer code is a paid offer; 12: a transaction expiring, refunded
     /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer; 13: a
-    /// revocation with a `revocationReason` is a refund even beside `isUpgraded`) plus ``AppleFactCodec/version``, so that ledgers translated
+    /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`) plus ``AppleFactCodec/version``, so that ledgers translated
     /// before either changed are reprocessed (``RulesVersion``).
     public static let rulesVersion: Int64 = 13 + AppleFactCodec.version
 

@@ -12,11 +12,12 @@ import Facts
 ///   `.upgraded` sticks once stated; an expiry extended later keeps the first as ``Period/scheduledEnd``;
 ///   transactions sharing a `web_order_line_item_id` are one period (a restore
 ///   re-issues a subscription's transactions under new ids), named by the id Apple issued first;
-/// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced`` and is
-///   never revoked; a period that another product's period starts inside is ended there the same way (V2
-///   upgrades name only the new transaction; a period an upgrade ended interrupts nothing); either keeps the end
-///   it was sold with as ``Period/scheduledEnd``; an upgraded period reaches a next period starting within a day
-///   after its cancellation;
+/// - an upgraded period ends at its cancellation (the latest stated `upgrade`) with ``EndReason/replaced``; it is
+///   revoked only by a refund at another time than that cancellation (a REFUND notification); a period that
+///   another product's period starts inside is ended there the same way (V2 upgrades name only the new
+///   transaction; a period an upgrade ended interrupts nothing); either keeps the end it was sold with as
+///   ``Period/scheduledEnd``; an upgraded period reaches a next period starting within a day after its
+///   cancellation;
 /// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
 /// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
 ///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
@@ -48,8 +49,10 @@ public struct AppleHistoryBuilder: Sendable {
         var result: [Period] = periods.map { merged in
             var period = merged.period
             // An upgraded transaction's cancellation is no refund, though a payload that missed `is_upgraded` may
-            // state it as one; a refund at another time (an upgraded transaction refunded later) is one.
-            if let revocation = cancellations[period.id], !merged.upgraded || upgrades[period.id].map({ $0 != revocation.at }) ?? true {
+            // state it as one (to the second: receipts state whole seconds); a refund at another time (an upgraded
+            // transaction refunded later) is one.
+            if let revocation = cancellations[period.id],
+               !merged.upgraded || upgrades[period.id].map({ abs($0 - revocation.at) >= 1_000 }) ?? true {
                 period.revokedAt = revocation.at
                 period.refundedPerHundredThousand = revocation.share
             }
@@ -160,7 +163,7 @@ public struct AppleHistoryBuilder: Sendable {
                 // transaction wins: a receipt repeats every past transaction, in the storefront of its own day.
                 if let amount = stated.priceMicros {
                     merged.period.priceMicros = amount
-                    if let currency = stated.currency { merged.period.currency = currency }
+                    merged.period.currency = stated.currency
                 } else if merged.period.priceMicros == nil, merged.period.currency == nil, let currency = stated.currency {
                     merged.period.currency = currency
                 }

@@ -5,7 +5,7 @@ import Ingest
 /// V1 notification (`receipt.in_app[]`, `latest_receipt_info[]`: snake_case, numbers and booleans as strings,
 /// dates as `*_ms` or `*_date`), or a signed transaction (`JWSTransactionDecodedPayload` of a V2 notification, a
 /// bare JWS or an App Store Server API response: camelCase, epoch-ms numbers). Each spelling is read once into
-/// this value; the facts are written by one function, ``facts(into:envelope:keepRevocation:)``, for every payload.
+/// this value; the facts are written by one function, ``facts(into:envelope:revocation:)``, for every payload.
 struct AppleTransaction {
     var transactionId: String
     var originalTransactionId: String
@@ -23,9 +23,6 @@ struct AppleTransaction {
     var revocationPercentage: Int64 = 100_000
     /// Ended by an upgrade: its cancellation is not a refund (`is_upgraded` / `isUpgraded`).
     var upgraded = false
-    /// A signed transaction's `revocationReason` (0 other, 1 an issue in the app): set only when the App Store
-    /// refunded or revoked it, so its `revocationDate` is that refund even on a transaction an upgrade ended.
-    var refundReason: Int64?
     var trial = false
     /// Bought under a paid offer: introductory (`is_in_intro_offer_period`), a receipt's promotional offer or offer
     /// code (`promotional_offer_id`, `offer_code_ref_name`), or any `offerType` of a signed transaction (1
@@ -129,7 +126,6 @@ struct AppleTransaction {
             throw .invalid("transaction \(transactionId) has revocationPercentage \(revocationPercentage), outside 0...100000")
         }
         upgraded = t["isUpgraded"]?.bool == true
-        refundReason = t["revocationReason"]?.integer
         trial = t["offerDiscountType"]?.string == "FREE_TRIAL"
         introductory = !trial && (t["offerType"]?.int64 ?? 0) >= 1
         offerKindUnstated = !trial && (1...3).contains(t["offerType"]?.int64 ?? 0) && (t["offerDiscountType"]?.isNull ?? true)
@@ -140,15 +136,15 @@ struct AppleTransaction {
     }
 
     /// Rejects a subscription transaction whose times no transaction can have: an expiry before its purchase,
-    /// or a refund or upgrade before it. Its period would otherwise be dropped without a word (it has no length),
-    /// and a copy under the same `web_order_line_item_id` (a restore), merged with it, would go with it.
+    /// or a refund or upgrade before it. Its period would otherwise be dropped without a word (it would end before
+    /// it began), and a copy under the same `web_order_line_item_id` (a restore), merged with it, would go with it.
     private func checkTimes() throws(Rejection) {
         guard let expires else { return }
         if expires < purchased {
             throw .invalid("transaction \(transactionId) expires at \(Timestamp.rfc3339(expires)), before its purchase at \(Timestamp.rfc3339(purchased))")
         }
         if let revoked, revoked < purchased {
-            throw .invalid("transaction \(transactionId) is \(upgraded && refundReason == nil ? "upgraded" : "revoked") at \(Timestamp.rfc3339(revoked)), before its purchase at \(Timestamp.rfc3339(purchased))")
+            throw .invalid("transaction \(transactionId) is \(upgraded ? "upgraded" : "revoked") at \(Timestamp.rfc3339(revoked)), before its purchase at \(Timestamp.rfc3339(purchased))")
         }
     }
 
@@ -169,11 +165,10 @@ struct AppleTransaction {
     }
 
     /// Adds what the transaction states (``AppleFactKind``): a `period` (or a `one_time` purchase), its `upgrade`
-    /// when it ended by one (a cancellation beside `is_upgraded`, with no refund reason), else its `revocation` (a
-    /// refund of an upgraded transaction is a refund too) (unless `keepRevocation` is false: a REFUND_REVERSED notification
-    /// restates the transaction to undo it), the `user` (its `appAccountToken`, else the envelope's
-    /// `app_user_id`) and the envelope's `currency`. The payload's currency wins over the envelope's for prices.
-    func facts(into list: inout FactList, envelope: Envelope, keepRevocation: Bool) {
+    /// or its `revocation` as `revocation` reads its cancellation, the `user` (its `appAccountToken`, else the
+    /// envelope's `app_user_id`) and the envelope's `currency`. The payload's currency wins over the envelope's for
+    /// prices.
+    func facts(into list: inout FactList, envelope: Envelope, revocation: RevocationReading) {
         let user = appAccountToken ?? envelope.appUserId
         let currency = self.currency ?? envelope.currency
         let subject = self.subject
@@ -188,9 +183,9 @@ struct AppleTransaction {
                                                 productId: productId, priceMicros: priceMicros,
                                                 currency: currency, quantity: quantity)))
         }
-        if let revoked, upgraded, refundReason == nil, expires != nil {
+        if let revoked, upgraded, expires != nil, revocation == .asStated {
             list.add(.upgrade(AppleFact.Upgrade(subject: subject, transactionId: transactionId, at: revoked)))
-        } else if let revoked, keepRevocation {
+        } else if let revoked, revocation != .reversed {
             list.add(.revocation(AppleFact.Revocation(subject: subject, transactionId: purchaseId, at: revoked,
                                                       share: revocationPercentage, productId: productId)))
         }
@@ -279,4 +274,15 @@ struct AppleRenewalInfo {
                                               periodEnd: expiry)))
         }
     }
+}
+
+/// How a transaction's cancellation date (`cancellation_date`, `revocationDate`) is read: only a V2 notification
+/// says what happened to it.
+enum RevocationReading {
+    /// Beside `is_upgraded` / `isUpgraded` it is the upgrade (no refund); otherwise a refund or revocation.
+    case asStated
+    /// A REFUND or REVOKE notification: a refund or revocation, even of a transaction an upgrade had ended.
+    case refund
+    /// A REFUND_REVERSED notification restates the transaction to undo its refund: no revocation.
+    case reversed
 }

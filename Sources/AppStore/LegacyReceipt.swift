@@ -71,7 +71,7 @@ struct LegacyReceipt {
     private mutating func translateEntry(_ entry: Entry, into list: inout FactList,
                                          envelope: Envelope) throws(Rejection) {
         let transaction = try AppleTransaction(receiptEntry: entry.value, path: entry.path, times: times)
-        transaction.facts(into: &list, envelope: envelope, keepRevocation: true)
+        transaction.facts(into: &list, envelope: envelope, revocation: .asStated)
         if let expires = transaction.expires {
             latestExpiry[transaction.originalTransactionId] = max(latestExpiry[transaction.originalTransactionId] ?? expires, expires)
         }

@@ -214,8 +214,8 @@ struct TokenTimeline {
 
     /// The cancellation reason in force at `t`: the one stated with that time, else the first fetched at or
     /// after it (a CANCELED notification is followed by a fetch showing the reason), else the latest a resource
-    /// logged without a fetch time states (a backfill: its time is only a lower bound, often before `t`); `nil`
-    /// when nothing says.
+    /// logged without a fetch time states of an order still running at `t` (a backfill: its time is only a lower
+    /// bound, often before `t`); `nil` when nothing says.
     static func cancelReason(after t: Millis, in facts: TokenFacts) -> Int? {
         if let stated = facts.cancels.first(where: { $0.at == t }) { return stated.reason }
         var low = 0, high = facts.snapshots.count
@@ -224,7 +224,7 @@ struct TokenTimeline {
             if facts.snapshots[mid].at < t { low = mid + 1 } else { high = mid }
         }
         return facts.snapshots[low...].first { $0.state.cancelReason != nil }?.state.cancelReason
-            ?? facts.snapshots[..<low].last { $0.inferred && $0.state.cancelReason != nil }?.state.cancelReason
+            ?? facts.snapshots[..<low].last { $0.inferred && ($0.expiry ?? .max) > t && $0.state.cancelReason != nil }?.state.cancelReason
     }
 
     /// A statement about auto-renewal: a cancellation (with its reason when known) or its undoing (RESTARTED,
@@ -358,8 +358,9 @@ struct TokenTimeline {
     /// these is paid, as metrics.md counts every period not shown as a trial, and as the same resource fetched
     /// before the expiry would count it; but an unconverted free trial looks the same once expired (Google drops
     /// `paymentState`), so it is marked ``Period/isAssumedPaid`` and the report says how many. A pending payment
-    /// is left out. (The caller leaves out the order shown after a billing issue or a system cancellation: the
-    /// renewal never paid.) It ran to its expiry (or the fetch, if sooner), placed as
+    /// or a deferred change not yet in effect is left out. (The caller leaves out the order shown after a billing
+    /// issue or a system cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner),
+    /// placed as
     /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
     /// previous order (with the orders missing in between), else one billing period before its expiry, never
     /// before the previous order's end. Returns the missing orders, then it.
@@ -367,7 +368,8 @@ struct TokenTimeline {
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
-        guard snapshot.state.paymentState != 0 else { return [] }
+        // A pending payment (0) or a deferred change not yet in effect (3) was never charged.
+        guard snapshot.state.paymentState != 0, snapshot.state.paymentState != 3 else { return [] }
         // (v2's latest successful order is no proof for a first order: an unconverted trial's $0 order is one.)
         let proven = index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1
         let end = min(expiry, snapshot.at)

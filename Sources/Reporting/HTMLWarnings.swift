@@ -20,7 +20,7 @@ struct HTMLWarnings: Sendable {
             out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue and MRR understate.</strong> "
                 + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transaction"
                 + (tables.unpricedTransactions == 1 ? "" : "s") + " had no known price"
-                + " (or currency), so gross, refunds, net and MRR leave them out: "
+                + " (or currency), so gross, refunds, net and MRR leave " + (tables.unpricedTransactions == 1 ? "it" : "them") + " out: "
             out += products.map { product in
                 let source = HTMLSource.sum("revenue_monthly", where: [("platform", product.platform.rawValue),
                                                                         ("product_id", product.productId)], "unpriced_transactions")
@@ -30,24 +30,14 @@ struct HTMLWarnings: Sendable {
             out += ". Run the report with <code>--prices FILE</code> (CSV <code>platform,product_id,currency,price,duration</code>)"
                 + " listing these products.</p>\n"
         }
-        let listPriced = tables.listPricedOfferProducts
-        if !listPriced.isEmpty {
-            // No CSV column holds these counts, and every number on the page is a CSV cell's: the page names the
-            // products, and summary.json's `warnings` counts them.
-            out += "<p class=\"banner\" id=\"warning-list-priced\" role=\"note\"><strong>Revenue and MRR may overstate.</strong> "
-                + "Periods of an introductory or other offer whose payloads state no price count at the list price of "
-                + "<code>--prices</code>, which has one price per product: "
-                + HTMLText.escape(listPriced.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
-                + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>list_priced_offers</code>).</p>\n"
-        }
-        let assumed = tables.assumedPaidPeriodProducts
-        if !assumed.isEmpty {
-            out += "<p class=\"banner\" id=\"warning-assumed-paid\" role=\"note\"><strong>Revenue and MRR may overstate.</strong> "
-                + "Some first orders were seen only after they had expired, when Google no longer says whether they were "
-                + "free trials; they count as paid: "
-                + HTMLText.escape(assumed.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
-                + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>assumed_paid_periods</code>).</p>\n"
-        }
+        // No CSV column holds the next two counts, and every number on the page is a CSV cell's: the page names the
+        // products, and summary.json's `warnings` counts them.
+        out += Self.overstatement(id: "warning-list-priced", tables.listPricedOfferProducts, key: "list_priced_offers",
+                                  what: "Periods of an introductory or other offer whose payloads state no price count at the "
+                                      + "list price of <code>--prices</code>, which has one price per product")
+        out += Self.overstatement(id: "warning-assumed-paid", tables.assumedPaidPeriodProducts, key: "assumed_paid_periods",
+                                  what: "Some first orders were seen only after they had expired, when Google no longer says "
+                                      + "whether they were free trials; they count as paid")
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {
             out += "<p class=\"banner\" id=\"warning-fx\" role=\"note\"><strong>Amounts in " + HTMLText.escape(currency)
@@ -56,5 +46,14 @@ struct HTMLWarnings: Sendable {
                 + ". Add their rows to the <code>--fx-rates</code> file.</p>\n"
         }
         return out
+    }
+
+    /// A banner saying that revenue and MRR may overstate for `products` (none: no banner): `what` happened (HTML),
+    /// the products, and the `summary.json` warning `key` that counts them.
+    private static func overstatement(id: String, _ products: [ProductCount], key: String, what: String) -> String {
+        guard !products.isEmpty else { return "" }
+        return "<p class=\"banner\" id=\"\(id)\" role=\"note\"><strong>Revenue and MRR may overstate.</strong> \(what): "
+            + HTMLText.escape(products.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+            + ". <code>summary.json</code> counts them under <code>warnings</code> (<code>\(key)</code>).</p>\n"
     }
 }

@@ -15,7 +15,7 @@ struct Catalog: Sendable {
         var prices: [String: Int64]
         /// Offers a free trial on its first period.
         var hasTrial: Bool
-        /// Apple pay-as-you-go introductory offer: the price per currency (micros) of each of the first
+        /// Pay-as-you-go introductory offer (both stores): the price per currency (micros) of each of the first
         /// ``introductoryCycles`` paid periods of a new subscriber; empty when the product has none.
         var introductoryPrices: [String: Int64] = [:]
         var introductoryCycles = 0

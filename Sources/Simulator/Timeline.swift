@@ -35,8 +35,8 @@ struct TimelinePeriod: Sendable {
     var start: Int64
     var end: Int64
     var trial: Bool
-    /// A paid period of an introductory offer (Apple pay-as-you-go): ``priceMicros`` is the offer's price, which
-    /// the signed transaction states and the price list does not.
+    /// A paid period of a pay-as-you-go introductory offer: ``priceMicros`` is the offer's price, which the
+    /// payloads state (Apple's signed transaction, Google's v1 `introductoryPriceInfo`) and the price list does not.
     var introductory = false
     /// Integer micros; nil for a trial.
     var priceMicros: Int64?

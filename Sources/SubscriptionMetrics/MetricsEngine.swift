@@ -45,21 +45,23 @@ public struct MetricsEngine: Sendable {
         grace.add(timeline, months: &months)
     }
 
-    /// `history` with each period assumed paid (``Period/isAssumedPaid``: a Google first order seen only once
-    /// expired) that ran shorter than one billing period of its product (the price list's duration, a day's slack)
-    /// made a free trial: a paid first order runs a whole period, so it was no charge of that product. One ended
-    /// sooner by a refund or a replacement says nothing, and stays paid; without a listed duration nothing changes.
+    /// `history` with its first period made a free trial when it is assumed paid (``Period/isAssumedPaid``: a
+    /// Google first order seen only once expired) and ran shorter than one billing period of its product (the
+    /// price list's duration, a day's slack): a subscription's first charge buys a whole period, so it was no
+    /// charge of that product. One ended sooner by a refund or a replacement says nothing and stays paid, and so
+    /// does the first order of a later token of the chain (an upgrade's prorated order may run short); without a
+    /// listed duration nothing changes.
     static func trialsByLength(_ history: SubscriptionHistory, prices: PriceList) -> SubscriptionHistory {
-        guard history.periods.contains(where: \.isAssumedPaid) else { return history }
-        var result = history
-        for index in result.periods.indices {
-            let period = result.periods[index]
-            guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced,
-                  let duration = prices.duration(platform: history.platform, productId: period.productId),
-                  FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * 86_400_000 else { continue }
-            result.periods[index].isTrial = true
-            result.periods[index].isAssumedPaid = false
+        guard let index = history.periods.indices.min(by: { history.periods[$0].start < history.periods[$1].start }) else {
+            return history
         }
+        let period = history.periods[index]
+        guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced,
+              let duration = prices.duration(platform: history.platform, productId: period.productId),
+              FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * 86_400_000 else { return history }
+        var result = history
+        result.periods[index].isTrial = true
+        result.periods[index].isAssumedPaid = false
         return result
     }
 

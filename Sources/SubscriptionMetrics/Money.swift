@@ -28,6 +28,12 @@ public struct Money: Sendable, Hashable {
         return (cents < 0 ? "-" : "") + "\(magnitude / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 
+    /// `self - other` as written: the difference of the two amounts rounded to cents, so that a written identity
+    /// (`net = gross - refunds`) holds in the file even where an amount ends in half a cent.
+    func writtenMinus(_ other: Money) -> Money {
+        Money(micros: FullWidth.multiplyDivideRounded(FullWidth.subtract(cents, other.cents), 10_000, 1))
+    }
+
     /// This amount times `rate`, rounded half away from zero to whole cents (the precision it is written with),
     /// computed from the exact amount so that nothing is rounded twice.
     func converted(by rate: ExchangeRate) -> Money {

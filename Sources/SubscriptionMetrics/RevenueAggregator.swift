@@ -153,7 +153,7 @@ struct RevenueAggregator: Sendable {
                         ? .one : fxRates?.rate(month: label, currency: series.currency)
                     row.converted = ConvertedRevenue(
                         gross: rate.map { row.gross.converted(by: $0) }, refunds: rate.map { row.refunds.converted(by: $0) },
-                        net: rate.map { Money(micros: FullWidth.subtract(row.gross.converted(by: $0).units, row.refunds.converted(by: $0).units)) },
+                        net: rate.map { row.gross.converted(by: $0).writtenMinus(row.refunds.converted(by: $0)) },
                         mrrEnd: rate.map { row.mrrEnd.converted(by: $0) })
                 }
                 rows.append(row)

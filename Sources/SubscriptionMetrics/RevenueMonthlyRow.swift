@@ -12,9 +12,9 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     public var gross: Money
     /// Prices refunded with revocation time in the month (prorated refunds: their share).
     public var refunds: Money
-    /// `gross - refunds` as written: the difference of the two amounts rounded to cents, so that the identity
-    /// holds in the file (a prorated refund of 5.495 is written 5.50, and 10.99 less it 5.49, not 5.50).
-    public var net: Money { Money(micros: FullWidth.subtract(gross.cents, refunds.cents) * 10_000) }
+    /// `gross - refunds` as written (``Money/writtenMinus(_:)``): a prorated refund of 5.495 is written 5.50, and
+    /// 10.99 less it 5.49, not 5.50.
+    public var net: Money { gross.writtenMinus(refunds) }
     /// Paid periods and one-time purchases charged in the month, priced or not.
     public var transactions: Int
     /// Revocations in the month.

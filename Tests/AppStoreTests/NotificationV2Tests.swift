@@ -188,18 +188,20 @@ import Testing
         #expect(!period.flags.contains(.introductory) && period.flags.contains(.trial))
     }
 
-    /// A refund of a transaction an upgrade had ended (REFUND with `isUpgraded` and a `revocationReason`) is a
-    /// refund: `revocationReason` is set only when the App Store refunds or revokes. Without one, the
-    /// `revocationDate` beside `isUpgraded` is the upgrade.
+    /// A refund of a transaction an upgrade had ended (a REFUND notification of it with `isUpgraded`) is a refund.
+    /// Elsewhere a `revocationDate` beside `isUpgraded` is the upgrade, with or without a `revocationReason`
+    /// (captured receipts carry a reason on upgrades too).
     @Test func aRefundOfAnUpgradedTransactionIsARefund() throws {
         let refunded = try notification("REFUND", transaction: Self.transaction(
             extra: #","revocationDate":1709250000000,"revocationReason":0,"isUpgraded":true"#)).facts
         #expect(refunded.of(AppleFactKind.revocation).map { "\($0.ref ?? "") \($0.at)" } == ["5002 1709250000000"])
         #expect(refunded.of(AppleFactKind.upgrade).isEmpty)
-        let upgraded = try notification("DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", transaction: Self.transaction(
-            extra: #","revocationDate":1709250000000,"isUpgraded":true"#)).facts
-        #expect(upgraded.of(AppleFactKind.revocation).isEmpty)
-        #expect(upgraded.of(AppleFactKind.upgrade).map { "\($0.ref ?? "") \($0.at)" } == ["5002 1709250000000"])
+        for extra in [#","revocationDate":1709250000000,"isUpgraded":true"#,
+                      #","revocationDate":1709250000000,"revocationReason":0,"isUpgraded":true"#] {
+            let upgraded = try notification("DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", transaction: Self.transaction(extra: extra)).facts
+            #expect(upgraded.of(AppleFactKind.revocation).isEmpty)
+            #expect(upgraded.of(AppleFactKind.upgrade).map { "\($0.ref ?? "") \($0.at)" } == ["5002 1709250000000"])
+        }
     }
 
     @Test func renewalExtended() throws {

@@ -109,6 +109,17 @@ import Testing
         #expect(listed.revenueMonthly.map { "\($0.month) \($0.transactions) \($0.assumedPaidPeriods)" } == ["2024-01 1 1"])
         #expect(listed.trialConversion.map { "\($0.cohortMonth) \($0.trials) \($0.abandoned)" } == ["2024-01 1 1"])
         #expect(try tables(short, asOf: utc(2024, 2, 29)).assumedPaidPeriods == 2)
+        // Only a subscription's first period: a later token's first order (an upgrade's prorated one) may run short.
+        var later = paid("GPA.6", "monthly", utc(2024, 1, 20), utc(2024, 1, 27), price: 4_990_000)
+        later.isAssumedPaid = true
+        let chain = SubscriptionHistory(platform: .google, id: "e", periods: [
+            paid("GPA.5", "monthly", utc(2024, 1, 1), utc(2024, 1, 20), price: 4_990_000, reason: .replaced), later,
+        ])
+        let chained = try tables([chain], asOf: utc(2024, 2, 29), prices: try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,monthly,USD,4.99,P1M
+            """))
+        #expect(chained.assumedPaidPeriods == 1 && chained.trialConversion.isEmpty)
     }
 
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
@@ -160,6 +171,15 @@ import Testing
         replaced.isIntroductory = true
         let cut = try tables([SubscriptionHistory(platform: .apple, id: "c", periods: [replaced])], asOf: utc(2024, 1, 10), prices: prices)
         #expect(cut.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 1.99"])
+        // An offer priced from the list is the listed duration's price, whatever its length (a week: 9.99, not ×4);
+        // a stated one whose length is no whole billing duration (25 days: a billing issue moved its start) too.
+        var listedWeek = paid("6", "monthly", utc(2024, 1, 5), utc(2024, 1, 12))
+        listedWeek.isIntroductory = true
+        var shifted = paid("7", "monthly", utc(2024, 1, 7), utc(2024, 2, 1), price: 1_990_000)
+        shifted.isIntroductory = true
+        let others = try tables([SubscriptionHistory(platform: .apple, id: "w", periods: [listedWeek]),
+                                 SubscriptionHistory(platform: .apple, id: "s", periods: [shifted])], asOf: utc(2024, 1, 10), prices: prices)
+        #expect(others.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 11.98"])
     }
 
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.

@@ -494,6 +494,10 @@ struct GoogleEndedOrderTests {
         let pending = try history(v1JSON(start: start, expiry: expiry, orderId: "GPA.6", paymentState: 0, autoRenewing: false,
                                          cancelReason: 1), receivedAt: fetched)
         #expect(pending.periods.isEmpty)
+        // A deferred change that never took effect (`paymentState` 3) granted nothing either.
+        let deferred = try history(v1JSON(start: start, expiry: expiry, orderId: "GPA.6", paymentState: 3, autoRenewing: false),
+                                   receivedAt: fetched)
+        #expect(deferred.periods.isEmpty)
         let trial = try history(v1JSON(start: start, expiry: ms("2024-01-08T00:00:00Z"), orderId: "GPA.6", paymentState: 2,
                                        autoRenewing: false, cancelReason: 0), receivedAt: fetched)
         #expect(trial.periods.map { "\($0.isTrial) \($0.isAssumedPaid)" } == ["true false"])
