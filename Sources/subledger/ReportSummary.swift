@@ -51,39 +51,36 @@ extension ReportJob.Outcome {
         }
         let unpriced = tables.unpricedProducts
         if !unpriced.isEmpty {
-            let products = unpriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
             let fix = pricesGiven
                 ? "add rows for these products to the --prices file"
                 : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products"
             logger.warning("""
-                \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(products.joined(separator: ", "))): \
+                \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(unpriced.counted)): \
                 revenue and MRR leave them out and understate; \(fix)
                 """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
-                                "unpriced_products": "\(unpriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+                                "unpriced_products": "\(unpriced.names)"])
         }
         let listPriced = tables.listPricedOfferProducts
         if !listPriced.isEmpty {
-            let products = listPriced.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
             logger.warning("""
                 \(tables.listPricedOffers) period\(tables.listPricedOffers == 1 ? "" : "s") of an introductory or other offer \
                 had no price in their payloads \
-                (\(products.joined(separator: ", "))): they count at the list price of --prices, so revenue and MRR \
+                (\(listPriced.counted)): they count at the list price of --prices, so revenue and MRR \
                 overstate where the offer cost less (the price list has one price per product)
                 """, metadata: ["list_priced_offers": "\(tables.listPricedOffers)",
-                                "list_priced_offer_products": "\(listPriced.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+                                "list_priced_offer_products": "\(listPriced.names)"])
         }
         let assumed = tables.assumedPaidPeriodProducts
         if !assumed.isEmpty {
-            let products = assumed.map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }
             let count = tables.assumedPaidPeriods
             logger.warning("""
                 \(count) first order\(count == 1 ? " was" : "s were") seen only after \(count == 1 ? "it" : "they") had \
-                expired (\(products.joined(separator: ", "))) and \(count == 1 ? "is" : "are") counted as paid, as \
+                expired (\(assumed.counted)) and \(count == 1 ? "is" : "are") counted as paid, as \
                 metrics.md counts every period not shown as a trial; Google drops paymentState once a subscription \
                 expires, so an unconverted free trial looks the same, and revenue, new subscriptions and MRR \
                 overstate if some were: archive the resource fetched at each notification to tell them apart
                 """, metadata: ["assumed_paid_periods": "\(count)",
-                                "assumed_paid_period_products": "\(assumed.map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ","))"])
+                                "assumed_paid_period_products": "\(assumed.names)"])
         }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }
@@ -97,4 +94,12 @@ extension ReportJob.Outcome {
     private func rate(_ ratio: Ratio) -> String {
         ratio.cell.text.isEmpty ? "n/a" : ratio.cell.text
     }
+}
+
+private extension [ProductCount] {
+    /// `apple premium_monthly 3, google premium 1`: each product and its count, for a warning's text.
+    var counted: String { map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }.joined(separator: ", ") }
+
+    /// `apple/premium_monthly,google/premium`: the products, for a warning's metadata.
+    var names: String { map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ",") }
 }

@@ -86,14 +86,22 @@ struct ReportTrapProcessTests {
         #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
         #expect(report.stderr.contains("1 period of an introductory or other offer had no price in their payloads (apple premium_monthly 1)"),
                 "\(report.stderr)")
-        let warnings = try #require(try Self.json(workspace.file("r/summary.json"))["warnings"] as? [String: Any])
-        #expect(warnings["list_priced_offers"] as? Int == 1)
-        let products = try #require(warnings["list_priced_offer_products"] as? [[String: Any]])
-        #expect(products.count == 1 && products.first?["product_id"] as? String == "premium_monthly"
-                && products.first?["list_priced_offers"] as? Int == 1)
+        try Self.expectOneProductWarned(in: workspace, count: "list_priced_offers", products: "list_priced_offer_products",
+                                        product: "premium_monthly")
         let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
         #expect(revenue.map { $0["gross"] ?? "" } == ["9.99", "9.99"], "both at the list price: \(revenue)")
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-list-priced\""))
+    }
+
+    /// `r/summary.json` warns of one period of one product: `count` is 1, and `products` lists `product` with 1.
+    static func expectOneProductWarned(in workspace: TemporaryDirectory, count: String, products: String, product: String,
+                                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let warnings = try #require(try json(workspace.file("r/summary.json"))["warnings"] as? [String: Any],
+                                    sourceLocation: sourceLocation)
+        #expect(warnings[count] as? Int == 1, sourceLocation: sourceLocation)
+        let listed = try #require(warnings[products] as? [[String: Any]], sourceLocation: sourceLocation)
+        #expect(listed.count == 1 && listed.first?["product_id"] as? String == product && listed.first?[count] as? Int == 1,
+                sourceLocation: sourceLocation)
     }
 
     /// A Google subscription resource fetched after its first order expired (Google drops `paymentState` then):
@@ -117,11 +125,8 @@ struct ReportTrapProcessTests {
                 "\(report.stderr)")
         let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
         #expect(revenue.map { "\($0["month"] ?? "") \($0["gross"] ?? "")" } == ["2024-02 5.99"], "\(revenue)")
-        let warnings = try #require(try Self.json(workspace.file("r/summary.json"))["warnings"] as? [String: Any])
-        #expect(warnings["assumed_paid_periods"] as? Int == 1)
-        let products = try #require(warnings["assumed_paid_period_products"] as? [[String: Any]])
-        #expect(products.count == 1 && products.first?["product_id"] as? String == "premium"
-                && products.first?["assumed_paid_periods"] as? Int == 1)
+        try Self.expectOneProductWarned(in: workspace, count: "assumed_paid_periods", products: "assumed_paid_period_products",
+                                        product: "premium")
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-assumed-paid\""))
     }
 
