@@ -47,15 +47,7 @@ struct PricedTimeline: Sendable {
         for spell in timeline.spells {
             for segment in spell.segments {
                 guard let currency = prices[segment.period].currency, let micros = prices[segment.period].micros else { continue }
-                let period = history.periods[segment.period]
-                // An offer whose payload states its price may be sold for another length than its plan renews at
-                // (three months paid up front on a monthly plan): when its length is a whole billing duration, that
-                // is what its price buys. Any other length (a listed price is the listed duration's; a change cut
-                // the period short; a billing issue moved its start) says less than the price list's duration.
-                let sold = BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: period))
-                let offerLength = period.isIntroductory && period.priceMicros != nil && sold.unit != .day
-                    && (period.endReason != .replaced || period.scheduledEnd != nil)
-                let duration = offerLength ? sold : list.duration(platform: history.platform, productId: period.productId) ?? sold
+                let duration = timeline.paidTerm(of: history.periods[segment.period], prices: list)
                 let twelfths = duration.monthlyTwelfths(ofMicros: micros)
                 guard twelfths > 0 else { continue }
                 mrr.append(MRRSegment(start: segment.start, end: segment.end, period: segment.period, currency: currency,

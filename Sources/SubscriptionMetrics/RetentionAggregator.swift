@@ -20,8 +20,7 @@ struct RetentionAggregator: Sendable {
         let history = timeline.history
         let paid = history.periods.filter { !$0.isTrial && $0.start <= timeline.asOf }
         guard let first = paid.min(by: { $0.start < $1.start }), let month = months.month(of: first.start) else { return }
-        let duration = prices.duration(platform: history.platform, productId: first.productId)
-            ?? BillingDuration.inferred(lengthMillis: timeline.nominalLength(of: first))
+        let duration = timeline.renewalTerm(of: first, prices: prices)
         let kept = paid.filter { timeline.revocation(of: $0) == nil }.count
         histograms[Key(month: month, platform: history.platform, duration: duration), default: [:]][kept, default: 0] += 1
     }

@@ -132,6 +132,29 @@ struct Timeline: Sendable {
         return FullWidth.subtract(soldEnd, period.start)
     }
 
+    /// The billing term `period`'s price pays for, which its MRR is normalised by. When the payload states the
+    /// price, the period's own length if it is a whole billing duration (P1W to P1Y, ±2 days) and the period ran
+    /// as sold: one product can be sold for several lengths (Google base plans of one subscription, Apple's
+    /// monthly billing of a yearly commitment, three months of an offer paid up front), which one price list row
+    /// per product cannot say. Else the price list's duration for the product (a listed price is the price of
+    /// that duration), else the length inferred. Any other length (a change cut the period short, a billing issue
+    /// moved its start, an extension) says less than the list.
+    func paidTerm(of period: Period, prices list: PriceList) -> BillingDuration {
+        let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
+        let ownLength = period.priceMicros != nil && sold.unit != .day
+            && (period.endReason != .replaced || period.scheduledEnd != nil)
+        return ownLength ? sold : list.duration(platform: history.platform, productId: period.productId) ?? sold
+    }
+
+    /// The term `period`'s plan renews at, which a retention cohort counts its periods by: ``paidTerm(of:prices:)``,
+    /// except for an introductory offer, whose length (three months paid up front) is not the plan's: the price
+    /// list's duration for it, else its length inferred.
+    func renewalTerm(of period: Period, prices list: PriceList) -> BillingDuration {
+        guard period.isIntroductory else { return paidTerm(of: period, prices: list) }
+        return list.duration(platform: history.platform, productId: period.productId)
+            ?? BillingDuration.inferred(lengthMillis: nominalLength(of: period))
+    }
+
     /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.
     func outcomeTime(_ episode: BillingEpisode) -> Millis? {
         guard let time = Self.outcomeTime(episode), time <= asOf else { return nil }

@@ -182,6 +182,37 @@ import Testing
         #expect(others.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 11.98"])
     }
 
+    /// One product sold for several lengths (Google base plans of one subscription; Apple's monthly billing of a
+    /// yearly commitment) has one row in the price list. A period whose payload states its price is normalised by
+    /// its own length when that is a whole billing duration, and a cohort takes that length: 9.99 monthly plus
+    /// 99.99 yearly is 18.32 a month whichever duration the list gives, and the yearly subscriber is in a P1Y
+    /// cohort. A period priced from the list keeps the listed duration.
+    @Test func aPlanSoldForAnotherLengthThanListedUsesItsOwn() throws {
+        let histories = [
+            SubscriptionHistory(platform: .google, id: "m", periods: [
+                paid("m1", "premium", utc(2024, 1, 10), utc(2024, 2, 10), price: 9_990_000),
+                paid("m2", "premium", utc(2024, 2, 10), utc(2024, 3, 10), price: 9_990_000),
+            ]),
+            SubscriptionHistory(platform: .google, id: "y", periods: [
+                paid("y1", "premium", utc(2024, 1, 12), utc(2025, 1, 12), price: 99_990_000),
+            ]),
+        ]
+        for duration in ["P1M", "P1Y"] {
+            let prices = try PriceList(csv: "platform,product_id,currency,price,duration\ngoogle,premium,USD,9.99,\(duration)\n")
+            let result = try tables(histories, asOf: utc(2024, 3, 5), prices: prices)
+            #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 18.32", "2024-02 18.32", "2024-03 18.32"])
+            #expect(Set(result.retentionCohorts.map { "\($0.cohortMonth) \($0.duration) \($0.cohortSize)" })
+                    == ["2024-01 P1M 1", "2024-01 P1Y 1"])
+        }
+        // Without a stated price, the listed price is the listed duration's: a year-long period priced from a
+        // P1M row is 9.99 a month, and its cohort is the list's.
+        let listed = try tables([SubscriptionHistory(platform: .google, id: "l", periods: [paid("l1", "premium", utc(2024, 1, 12), utc(2025, 1, 12))])],
+                                asOf: utc(2024, 3, 5),
+                                prices: try PriceList(csv: "platform,product_id,currency,price,duration\ngoogle,premium,USD,9.99,P1M\n"))
+        #expect(listed.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 9.99", "2024-02 9.99", "2024-03 9.99"])
+        #expect(Set(listed.retentionCohorts.map(\.duration.description)) == ["P1M"])
+    }
+
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.
     @Test func oneTimePurchases() throws {
         let history = SubscriptionHistory(platform: .google, id: "coins", purchases: [
