@@ -46,9 +46,15 @@ extension PlayStoreTranslator {
             () throws(PayloadError) -> Bool? in try body.object("priceChange")?.int64("state") == 0
         }
         if cancelReason == 1, priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
-        if let intro, paymentState != 2, let cycles = intro.cycles, GoogleOrderId.index(order) < cycles {
-            flags.insert(.introductory)
-            price = intro.micros ?? price
+        // The introductory price is charged for `introductoryPriceCycles` billing periods, after the free trial
+        // when the subscription began with one (the trial, order 0, is no billing period).
+        if let intro, paymentState != 2, let cycles = intro.cycles {
+            let index = GoogleOrderId.index(order)
+            let first: Int64 = ShownPeriod.beganWithFreeTrial(subscriptionStart: start, expiry: expiry, orderIndex: index) ? 1 : 0
+            if index >= first, index - first < cycles {
+                flags.insert(.introductory)
+                price = intro.micros ?? price
+            }
         }
         let state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
                                                cancelReason: cancelReason, autoRenewing: autoRenewing,
@@ -78,8 +84,12 @@ extension PlayStoreTranslator {
         /// The v1 `paymentState` its offer phase implies: 2 a free trial, 1 a charged phase (base, introductory
         /// or proration price); `nil` without an offer phase.
         var paymentState: Int?
-        /// A price increase awaits the user's consent (`priceChangeDetails.priceChangeState` OUTSTANDING).
+        /// A price increase awaits the user's consent (`priceChangeDetails.priceChangeState` OUTSTANDING with
+        /// `priceChangeMode` PRICE_INCREASE, or `priceStepUpConsentDetails.state` PENDING).
         var priceChangePending = false
+        /// A prepaid plan (`prepaidPlan`): it never renews by itself, so its access ends as if auto-renewal were
+        /// off from the start, and a top-up is a new linked purchase.
+        var prepaid = false
     }
 
     /// A `SubscriptionPurchaseLineItem`; a line item that fails is quarantined as a part by the caller.
@@ -93,6 +103,10 @@ extension PlayStoreTranslator {
                 let state = try change.string("priceChangeState"), mode = try change.string("priceChangeMode")
                 line.priceChangePending = state == "OUTSTANDING" && mode == "PRICE_INCREASE"
             }
+            // A step-up (since 2025) also waits for consent; without it by `consentDeadlineTime` Google cancels.
+            if let stepUp = try plan.object("priceStepUpConsentDetails"), try stepUp.string("state") == "PENDING" {
+                line.priceChangePending = true
+            }
             if let recurring = try plan.object("recurringPrice") {
                 line.currency = try recurring.string("currencyCode") ?? line.currency
                 let units = try recurring.int64("units") ?? 0
@@ -105,6 +119,7 @@ extension PlayStoreTranslator {
                 line.price = micros
             }
         }
+        line.prepaid = item.has("prepaidPlan")
         if let phase = try item.object("offerPhase") {
             if phase.has("freeTrial") {
                 line.flags.insert(.trial)
@@ -148,7 +163,7 @@ extension PlayStoreTranslator {
             }
             return .quarantined(.missingContext, detail: "a v2 subscription resource needs a product: lineItems[].productId, or subscription_id in its envelope")
         }
-        let stateName = try body.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
+        var stateName = try body.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
         let start = try body.time("startTime")
         let expiry = item?.expiry
         var order = try body.string("latestOrderId")
@@ -171,6 +186,12 @@ extension PlayStoreTranslator {
         }
         var cancelReason = cancellation?.reason
         if cancelReason == 1, item?.priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
+        // An active prepaid plan runs to its expiry and stops unless topped up: for a plan that renews, Google
+        // calls that cancelled by the user, and its end is a voluntary churn.
+        if item?.prepaid == true, stateName == GoogleSubscriptionState.active {
+            stateName = GoogleSubscriptionState.canceled
+            cancelReason = cancelReason ?? 0
+        }
         let cancelledAt = cancellation?.at
         let autoResumeAt = parts.read(body.name("pausedStateContext"), body.json["pausedStateContext"]) {
             () throws(PayloadError) -> Millis? in try body.object("pausedStateContext")?.time("autoResumeTime")

@@ -20,10 +20,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// state from the offer phase; 4: v1 `paymentState` 3 pending; 5: v2 latest successful order, introductory
     /// offers, declined price increases; 6: a v2 `offerId` is no offer flag; 7: only opt-in increases; 8: product
     /// quantities and voided quantities read, a count outside 1...1000 quarantined; 9: a voided-purchases item's
-    /// `voidedQuantity` kept whatever its `refundType`) plus
+    /// `voidedQuantity` kept whatever its `refundType`; 10: a pending price step-up consent, an active prepaid plan
+    /// read as cancelled by the user, v1 introductory cycles counted after a free trial) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 9 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 10 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

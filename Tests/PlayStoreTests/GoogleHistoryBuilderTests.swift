@@ -686,4 +686,70 @@ struct GoogleShownOrderTests {
         // offers priced so. The shown ones state their price.
         #expect(history.periods.map(\.isIntroductory) == [true, true, true, false])
     }
+
+    /// A legacy product with a free trial and an introductory price: the trial comes first and is no billing
+    /// period, so the introductory cycles are the paid orders after it (Google: "the number of billing periods to
+    /// offer introductory pricing"). A yearly plan, a 7-day trial and one cycle: `..0` costs 29.99, `..1` 59.99;
+    /// without the trial, `..0` is already past the one cycle.
+    @Test func introductoryCyclesFollowAFreeTrial() throws {
+        let start = ms("2024-02-14T10:00:00Z"), trialEnd = ms("2024-02-21T10:00:00Z")
+        let intro = #","introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"29990000","introductoryPriceCycles":1,"introductoryPricePeriod":"P1Y"}}"#
+        func resource(_ start: Millis, _ expiry: Millis, _ order: String, _ paymentState: Int) -> String {
+            String(v1JSON(start: start, expiry: expiry, orderId: order, paymentState: paymentState, autoRenewing: true,
+                          priceMicros: "59990000").dropLast()) + intro
+        }
+        var withTrial = Archive()
+        try withTrial.v1("tok-ti", "yearly", at: start, resource(start, trialEnd, "GPA.51", 2))
+        try withTrial.v1("tok-ti", "yearly", at: trialEnd, resource(start, ms("2025-02-21T10:00:00Z"), "GPA.51..0", 1))
+        try withTrial.v1("tok-ti", "yearly", at: ms("2025-02-21T10:00:00Z"), resource(start, ms("2026-02-21T10:00:00Z"), "GPA.51..1", 1))
+        // Without a trial: the first order is the one introductory cycle.
+        var withoutTrial = Archive()
+        try withoutTrial.v1("tok-ni", "yearly", at: start, resource(start, ms("2025-02-14T10:00:00Z"), "GPA.52", 1))
+        try withoutTrial.v1("tok-ni", "yearly", at: ms("2025-02-14T10:00:00Z"), resource(start, ms("2026-02-14T10:00:00Z"), "GPA.52..0", 1))
+        #expect(withTrial.failures.isEmpty && withoutTrial.failures.isEmpty)
+        let trialFirst = GoogleHistoryBuilder().history(id: "tok-ti", facts: withTrial.facts)
+        #expect(trialFirst.periods.map { "\($0.id) \($0.isTrial) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
+                == ["GPA.51 true false 0", "GPA.51..0 false true 29990000", "GPA.51..1 false false 59990000"])
+        let noTrial = GoogleHistoryBuilder().history(id: "tok-ni", facts: withoutTrial.facts)
+        #expect(noTrial.periods.map { "\($0.id) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
+                == ["GPA.52 true 29990000", "GPA.52..0 false 59990000"])
+        // A first order of a whole February (28 days) is a billing period, not a trial.
+        #expect(!ShownPeriod.beganWithFreeTrial(subscriptionStart: ms("2023-02-01T00:00:00Z"), expiry: ms("2023-04-01T00:00:00Z"),
+                                                 orderIndex: 1))
+        #expect(ShownPeriod.beganWithFreeTrial(subscriptionStart: ms("2023-02-01T00:00:00Z"), expiry: ms("2023-03-08T00:00:00Z"),
+                                                orderIndex: 1))
+    }
+
+    /// A system cancellation while a price step-up awaits the user's consent (`priceStepUpConsentDetails` PENDING,
+    /// 2025) declined the increase, as one with `priceChangeDetails` OUTSTANDING does: not a billing issue. Once
+    /// consented (CONFIRMED), the same cancellation is the system's.
+    @Test func aSystemCancelWithAStepUpPendingIsADeclinedIncrease() throws {
+        func endReason(consent: String) throws -> [EndReason] {
+            let stepUp = #""priceStepUpConsentDetails":{"state":"\#(consent)","consentDeadlineTime":"2024-02-01T00:00:00Z","newPrice":{"currencyCode":"USD","units":"6","nanos":990000000}},"#
+            let json = v2JSON(state: "SUBSCRIPTION_STATE_CANCELED", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                              latestOrderId: "GPA.61", autoRenew: false,
+                              extra: #""canceledStateContext":{"systemInitiatedCancellation":{}},"#)
+                .replacingOccurrences(of: #""autoRenewEnabled":false,"#, with: #""autoRenewEnabled":false,\#(stepUp)"#)
+            var archive = Archive()
+            try archive.v2("tok-su", product, at: ms("2024-01-25T00:00:00Z"), json)
+            #expect(archive.failures.isEmpty)
+            return GoogleHistoryBuilder().history(id: "tok-su", facts: archive.facts).periods.map(\.endReason)
+        }
+        #expect(try endReason(consent: "PENDING") == [.priceIncrease])
+        #expect(try endReason(consent: "CONFIRMED") == [.billingIssue])
+    }
+
+    /// A prepaid plan (`prepaidPlan`, no `autoRenewingPlan`) is ACTIVE until it expires and never renews: its end
+    /// is the user's choice, like a cancelled plan's, not an unknown one.
+    @Test func aPrepaidPlanEndsVoluntarily() throws {
+        let json = v2JSON(state: active, start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.71")
+            .replacingOccurrences(of: #""autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"USD","units":"4","nanos":990000000}},"#,
+                                  with: #""prepaidPlan":{"allowExtendAfterTime":"2024-01-25T00:00:00Z"},"#)
+        #expect(json.contains("prepaidPlan") && !json.contains("autoRenewingPlan"))
+        var archive = Archive()
+        try archive.v2("tok-pp", product, at: ms("2024-01-01T00:00:00Z"), json)
+        #expect(archive.failures.isEmpty)
+        let history = GoogleHistoryBuilder().history(id: "tok-pp", facts: archive.facts)
+        #expect(history.periods.map { "\($0.id) \($0.end) \($0.endReason)" } == ["GPA.71 \(ms("2024-02-01T00:00:00Z")) voluntary"])
+    }
 }
