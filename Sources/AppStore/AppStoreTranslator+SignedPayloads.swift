@@ -10,9 +10,11 @@ extension AppStoreTranslator {
         }
         let subtype = payload["subtype"]?.nonEmptyString
         var list = FactList()
-        // `data`, `summary` and `externalPurchaseToken` are mutually exclusive (Apple's
-        // responseBodyV2DecodedPayload); read leniently, so that a `data` sent as `{}` or `null` is just empty.
+        // `data`, `summary`, `externalPurchaseToken` and `appData` (RESCIND_CONSENT: the app, no transaction) are
+        // mutually exclusive (Apple's responseBodyV2DecodedPayload), and each names the bundle and environment;
+        // read leniently, so that a `data` sent as `{}` or `null` is just empty.
         let data = try list.container(payload, "data") ?? payload["summary"] ?? payload["externalPurchaseToken"]
+            ?? payload["appData"]
         try checkBundle(data?["bundleId"])
         if type == "TEST" { throw .excluded(.test) }
         try checkEnvironment(data?["environment"])

@@ -30,9 +30,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// one-time product's `quantity` read, a count outside 1...1000 quarantined; 10: a boolean `quantity` is no
     /// count; 11: a receipt's promotional offer or offer code is a paid offer; 12: a transaction expiring, refunded
     /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer; 13: a
-    /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`) plus ``AppleFactCodec/version``, so that ledgers translated
+    /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`; 14: a RESCIND_CONSENT
+    /// notification's `appData` names its bundle) plus ``AppleFactCodec/version``, so that ledgers translated
     /// before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 13 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 14 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

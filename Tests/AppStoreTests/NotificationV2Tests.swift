@@ -225,6 +225,25 @@ import Testing
         #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(external))) == .used([]))
     }
 
+    /// RESCIND_CONSENT (Apple's test payload `signedRescindConsentNotification.json`) carries `appData`, the app and
+    /// its environment, in place of `data`: no transaction, so nothing stated, but the bundle and the environment
+    /// are checked there like anywhere else.
+    @Test func rescindConsentNamesItsBundleInAppData() throws {
+        func rescind(bundle: String, environment: String) -> String {
+            """
+            {"notificationType":"RESCIND_CONSENT","notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",\
+            "appData":{"appAppleId":41234,"bundleId":"\(bundle)","environment":"\(environment)",\
+            "signedAppTransactionInfo":"signed_app_transaction_info_value"},"version":"2.0","signedDate":\(Self.signedDate)}
+            """
+        }
+        #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(rescind(bundle: "com.example.app", environment: "Production"))))
+                == .used([]))
+        #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(rescind(bundle: "com.example.app", environment: "Sandbox"))))
+                == .excluded(.sandbox))
+        #expect(translator.translate(record(.appleNotificationV2, jws: try chain.sign(rescind(bundle: "com.other.app", environment: "Production"))))
+                .quarantineReason == .wrongBundle)
+    }
+
     @Test func oneTimeCharge() throws {
         let consumable = Self.transaction(id: "6000", product: "coins_100", type: "Consumable", expires: nil)
         let facts = try notification("ONE_TIME_CHARGE", transaction: consumable, renewal: nil).facts
