@@ -51,9 +51,21 @@ extension ReportJob.Outcome {
         }
         let unpriced = tables.unpricedProducts
         if !unpriced.isEmpty {
-            let fix = pricesGiven
-                ? "add rows for these products to the --prices file"
-                : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products"
+            // A transaction of unknown currency no price list row can price: only its envelope's `currency` can.
+            let withoutCurrency = tables.unpricedWithoutCurrency
+            var fixes: [String] = []
+            if withoutCurrency < tables.unpricedTransactions {
+                fixes.append(pricesGiven
+                    ? "add rows for these products to the --prices file"
+                    : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products")
+            }
+            if withoutCurrency > 0 {
+                fixes.append((withoutCurrency == tables.unpricedTransactions
+                               ? "none of them had a currency" : "\(withoutCurrency) of them had no currency")
+                    + " in their payloads or envelopes, which no price list can make up: log `currency` in the envelopes"
+                    + " of such records (a Google prepaid plan states none)")
+            }
+            let fix = fixes.joined(separator: "; ")
             logger.warning("""
                 \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(unpriced.counted)): \
                 revenue and MRR leave them out and understate; \(fix)

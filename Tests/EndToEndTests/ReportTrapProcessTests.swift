@@ -69,6 +69,34 @@ struct ReportTrapProcessTests {
         #expect(!(try String(contentsOfFile: workspace.file("priced/report.html"), encoding: .utf8)).contains("warning-unpriced"))
     }
 
+    /// A Google prepaid plan states no price and no currency: logged without an envelope `currency`, its charges
+    /// are unpriced though the price list has the product, and the warning says the currency is what is missing
+    /// (a row in --prices would not help), while one logged with a currency is priced from the list.
+    @Test func transactionsWithoutACurrencyAreSaidSo() throws {
+        let workspace = try TemporaryDirectory()
+        func prepaid(_ token: String, currency: String?) -> String {
+            #"{"received_at":"2026-01-10T09:01:00Z","source":"google.subscription.v2","package_name":"com.example.app",\#(currency.map { #""currency":"\#($0)","# } ?? "")"#
+                + #""subscription_id":"prepaid_pass","purchase_token":"\#(token)","body":{"kind":"androidpublisher#subscriptionPurchaseV2","#
+                + #""regionCode":"US","startTime":"2026-01-10T09:00:00Z","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","lineItems":[{"#
+                + #""productId":"prepaid_pass","expiryTime":"2026-02-10T09:00:00Z","offerPhase":{"basePrice":{}},"prepaidPlan":{},"#
+                + #""latestSuccessfulOrderId":"GPA.3401-0000-0000-\#(token.suffix(5))"}]}}"#
+        }
+        try IngestFixtures.write([prepaid("tok-00001", currency: nil), prepaid("tok-00002", currency: "USD")],
+                                 to: workspace.file("prepaid.ndjson"))
+        try "platform,product_id,currency,price,duration\ngoogle,prepaid_pass,USD,4.99,P1M\n"
+            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "prepaid.ndjson"], in: workspace, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv",
+                                               "--as-of", "2026-01-31"], in: workspace, tag: "report")
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stderr.contains("1 transaction had no known price (google prepaid_pass 1)"), "\(report.stderr)")
+        #expect(report.stderr.contains("none of them had a currency in their payloads or envelopes"), "\(report.stderr)")
+        #expect(!report.stderr.contains("add rows for these products"), "\(report.stderr)")
+        #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map { "\($0["currency"]!) \($0["gross"]!) \($0["unpriced_transactions"]!)" }
+                .sorted() == [" 0.00 1", "USD 4.99 0"])
+    }
+
     /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
     /// overstates where the offer cost less, and the report says so (stderr, summary.json, report.html), per
     /// product; the renewal at the full price is not counted.
