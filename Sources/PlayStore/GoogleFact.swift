@@ -64,7 +64,8 @@ enum GoogleFactCodec {
     /// The version of the row layout.
     /// 2: state rows carry `.paidOrder` and `.offer`.
     /// 3: `one_time` and `voided` rows carry their quantities (``QuantifiedCode``).
-    static let version: Int64 = 3
+    /// 4: a v1 state's code carries its introductory offer (``GoogleSubscriptionState/introductoryOffer``).
+    static let version: Int64 = 4
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {

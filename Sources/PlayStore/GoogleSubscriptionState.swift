@@ -3,7 +3,8 @@
 ///
 /// The code is `v<version>;<state>;pay=<paymentState>;cancel=<cancelReason>` with the empty string for an
 /// absent value, e.g. `v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=` or
-/// `v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0`. `state` uses v2's `subscriptionState` names: verbatim for v2
+/// `v2;SUBSCRIPTION_STATE_CANCELED;pay=;cancel=0`, and for a v1 resource sold with an introductory price a fifth
+/// part `intro=<micros>x<cycles>` (``introductoryOffer``). `state` uses v2's `subscriptionState` names: verbatim for v2
 /// (unknown values kept), derived for v1 (which has no state field) from `paymentState`, `cancelReason`,
 /// `autoResumeTimeMillis` and whether the expiry had passed when the resource was fetched. `cancel` is v1's
 /// `cancelReason` number; for v2 the `canceledStateContext` member mapped onto the same numbers
@@ -17,6 +18,15 @@ struct GoogleSubscriptionState: Hashable, Sendable {
     /// `nil` when absent.
     var paymentState: Int?
     var cancelReason: Int?
+    /// v1 `introductoryPriceInfo`: the subscription was sold with `micros` (in the price's currency) for its first
+    /// `cycles` billing periods, which follow a free trial when it began with one. `nil` without it (and for v2,
+    /// whose offer phase says what the shown order is).
+    var introductoryOffer: IntroductoryOffer?
+
+    struct IntroductoryOffer: Hashable, Sendable {
+        var micros: Int64
+        var cycles: Int64
+    }
 
     /// The `cancel` number of a system cancellation (1) while a price increase awaited the user's consent (v1
     /// `priceChange.state` 0, v2 `priceChangeState` OUTSTANDING): a declined price increase, not a billing problem.
@@ -33,6 +43,7 @@ struct GoogleSubscriptionState: Hashable, Sendable {
 
     var code: String {
         "v\(version);\(state);pay=\(paymentState.map(String.init) ?? "");cancel=\(cancelReason.map(String.init) ?? "")"
+            + (introductoryOffer.map { ";intro=\($0.micros)x\($0.cycles)" } ?? "")
     }
 
     init(version: Int, state: String, paymentState: Int?, cancelReason: Int?) {
@@ -46,12 +57,19 @@ struct GoogleSubscriptionState: Hashable, Sendable {
     /// and splitting the string itself would find the grapheme boundaries of every character first.
     init?(code: String) {
         let parts = code.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].first == UInt8(ascii: "v"), let version = Int(Substring(parts[0].dropFirst())),
+        guard parts.count == 4 || parts.count == 5, parts[0].first == UInt8(ascii: "v"),
+              let version = Int(Substring(parts[0].dropFirst())),
               parts[2].starts(with: "pay=".utf8), parts[3].starts(with: "cancel=".utf8) else { return nil }
         self.version = version
         self.state = String(Substring(parts[1]))
         self.paymentState = Int(Substring(parts[2].dropFirst(4)))
         self.cancelReason = Int(Substring(parts[3].dropFirst(7)))
+        if parts.count == 5 {
+            let offer = parts[4].split(separator: UInt8(ascii: "x"), omittingEmptySubsequences: false)
+            guard parts[4].starts(with: "intro=".utf8), offer.count == 2, let micros = Int64(Substring(offer[0].dropFirst(6))),
+                  let cycles = Int64(Substring(offer[1])) else { return nil }
+            introductoryOffer = IntroductoryOffer(micros: micros, cycles: cycles)
+        }
     }
 
     /// The state of a v1 `SubscriptionPurchase`, which has none: derived from what it shows at `observedAt`.

@@ -47,7 +47,8 @@ extension PlayStoreTranslator {
         }
         if cancelReason == 1, priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
         // The introductory price is charged for `introductoryPriceCycles` billing periods, after the free trial
-        // when the subscription began with one (the trial, order 0, is no billing period).
+        // when the subscription began with one (the trial, order 0, is no billing period). Read from this resource
+        // alone here; a token whose trial order a resource showed says so for all its orders (`TokenTimeline`).
         if let intro, paymentState != 2, let cycles = intro.cycles {
             let index = GoogleOrderId.index(order)
             let first: Int64 = ShownPeriod.beganWithFreeTrial(subscriptionStart: start, expiry: expiry, orderIndex: index) ? 1 : 0
@@ -56,9 +57,12 @@ extension PlayStoreTranslator {
                 price = intro.micros ?? price
             }
         }
-        let state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
+        var state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
                                                cancelReason: cancelReason, autoRenewing: autoRenewing,
                                                autoResumeAt: autoResumeAt)
+        if let micros = intro?.micros, let cycles = intro?.cycles {
+            state.introductoryOffer = GoogleSubscriptionState.IntroductoryOffer(micros: micros, cycles: cycles)
+        }
         var facts: [GoogleFact] = [
             .state(GoogleFact.Snapshot(token: token, at: observedAt, order: order, expiry: expiry, state: state,
                                        productId: product, priceMicros: flags.contains(.trial) ? 0 : price,

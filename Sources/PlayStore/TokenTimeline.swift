@@ -202,6 +202,7 @@ struct TokenTimeline {
         }
         if open != nil { closeEpisode(.open) }
         periods.removeAll { $0.start >= $0.end }
+        TokenTimeline.priceIntroductoryCyclesAfterATrial(&periods, facts: facts)
         let signals = TokenTimeline.autoRenewSignals(facts)
         for i in periods.indices {
             periods[i].endReason = TokenTimeline.endReason(of: periods[i], paused: pausedOrders.contains(periods[i].id),
@@ -209,6 +210,22 @@ struct TokenTimeline {
                                                            statedEnd: statedEnds[periods[i].id].flatMap {
                                                                $0.end == periods[i].end ? $0.reason : nil
                                                            })
+        }
+    }
+
+    /// A v1 introductory price is charged for `introductoryPriceCycles` billing periods, and a free trial is none:
+    /// when a resource showed the token's first order (`GPA.x`) as a free trial, the cycles are orders `..0` to
+    /// `..<cycles - 1>` (positions 1 to `cycles`). Each resource was priced alone, by what its times show
+    /// (``ShownPeriod/beganWithFreeTrial(subscriptionStart:expiry:orderIndex:)``), which a trial as long as a
+    /// billing period hides; the trial shown settles it. Orders filled in (no price stated) stay unpriced.
+    private static func priceIntroductoryCyclesAfterATrial(_ periods: inout [Period], facts: TokenFacts) {
+        guard let offer = facts.snapshots.lazy.compactMap(\.state.introductoryOffer).first,
+              facts.snapshots.contains(where: { $0.trial && $0.order != nil && GoogleOrderId.index($0.order) == 0 }) else { return }
+        for index in periods.indices where !periods[index].isTrial && periods[index].priceMicros != nil {
+            let position = GoogleOrderId.index(periods[index].id)
+            guard position >= 1, position <= offer.cycles else { continue }
+            periods[index].isIntroductory = true
+            periods[index].priceMicros = offer.micros
         }
     }
 

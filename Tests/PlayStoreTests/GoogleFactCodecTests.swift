@@ -7,6 +7,11 @@ import Testing
 @Suite struct GoogleFactCodecTests {
     static let grace = GoogleSubscriptionState(version: 1, state: GoogleSubscriptionState.inGracePeriod, paymentState: 0,
                                                cancelReason: nil)
+    static let offered: GoogleSubscriptionState = {
+        var state = GoogleSubscriptionState(version: 1, state: GoogleSubscriptionState.active, paymentState: 1, cancelReason: nil)
+        state.introductoryOffer = GoogleSubscriptionState.IntroductoryOffer(micros: 990_000, cycles: 3)
+        return state
+    }()
     static let facts: [GoogleFact] = [
         .state(GoogleFact.Snapshot(token: "tok-1", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50781..2",
                                    expiry: 1_712_000_000_000, state: grace, productId: "premium_monthly",
@@ -26,6 +31,9 @@ import Testing
         .link(token: "tok-2", at: 1_709_300_000_000, from: "tok-1"),
         .user(token: "tok-1", at: 1_704_000_000_000, id: "user-9"),
         .testPurchase(token: "tok-4", at: 1_704_000_000_000),
+        .state(GoogleFact.Snapshot(token: "tok-6", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50782..0",
+                                   expiry: 1_712_000_000_000, state: offered, productId: "premium_monthly",
+                                   priceMicros: 990_000, currency: "USD", introductory: true, offer: true)),
     ]
 
     @Test(arguments: facts)
@@ -39,6 +47,10 @@ import Testing
         let state = GoogleFactCodec.encode(Self.facts[0], observedAt: 0)
         #expect(state.kind == GoogleFactKind.state && state.detail == "v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=")
         #expect(state.flags == [.introductory, .on, .inferred] && state.ref == "GPA.3372-8841-2214-50781..2")
+        #expect(GoogleFactCodec.encode(Self.facts[13], observedAt: 0).detail == "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")
+        #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")?.introductoryOffer?.cycles == 3)
+        #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=x3") == nil)
+        #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;other=1") == nil)
         let event = GoogleFactCodec.encode(Self.facts[6], observedAt: 0)
         #expect(event.kind == GoogleFactKind.event && event.detail == "20")
         let link = GoogleFactCodec.encode(Self.facts[10], observedAt: 0)

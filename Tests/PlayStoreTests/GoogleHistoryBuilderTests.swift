@@ -713,6 +713,21 @@ struct GoogleShownOrderTests {
         let noTrial = GoogleHistoryBuilder().history(id: "tok-ni", facts: withoutTrial.facts)
         #expect(noTrial.periods.map { "\($0.id) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
                 == ["GPA.52 true 29990000", "GPA.52..0 false 59990000"])
+        // A month's trial on a monthly plan looks like a billing period in every later resource; the trial order
+        // a resource showed says what the times cannot.
+        let monthly = #","introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"1990000","introductoryPriceCycles":1,"introductoryPricePeriod":"P1M"}}"#
+        func monthlyResource(_ expiry: Millis, _ order: String, _ paymentState: Int) -> String {
+            String(v1JSON(start: ms("2024-01-01T00:00:00Z"), expiry: expiry, orderId: order, paymentState: paymentState,
+                          autoRenewing: true, priceMicros: "4990000").dropLast()) + monthly
+        }
+        var monthTrial = Archive()
+        try monthTrial.v1("tok-mt", "monthly", at: ms("2024-01-01T00:00:00Z"), monthlyResource(ms("2024-02-01T00:00:00Z"), "GPA.53", 2))
+        try monthTrial.v1("tok-mt", "monthly", at: ms("2024-02-01T00:00:00Z"), monthlyResource(ms("2024-03-01T00:00:00Z"), "GPA.53..0", 1))
+        try monthTrial.v1("tok-mt", "monthly", at: ms("2024-03-01T00:00:00Z"), monthlyResource(ms("2024-04-01T00:00:00Z"), "GPA.53..1", 1))
+        #expect(monthTrial.failures.isEmpty)
+        #expect(GoogleHistoryBuilder().history(id: "tok-mt", facts: monthTrial.facts).periods
+                    .map { "\($0.id) \($0.isTrial) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
+                == ["GPA.53 true false 0", "GPA.53..0 false true 1990000", "GPA.53..1 false false 4990000"])
         // A first order of a whole February (28 days) is a billing period, not a trial.
         #expect(!ShownPeriod.beganWithFreeTrial(subscriptionStart: ms("2023-02-01T00:00:00Z"), expiry: ms("2023-04-01T00:00:00Z"),
                                                  orderIndex: 1))

@@ -117,7 +117,7 @@ struct SubscriptionResourceTests {
         #expect(state.amountMicros == 990_000)
         #expect(state.currency == "EUR")
         #expect(state.flags == [.introductory, .offer])
-        #expect(state.detail == "v1;SUBSCRIPTION_STATE_CANCELED;pay=1;cancel=0")
+        #expect(state.detail == "v1;SUBSCRIPTION_STATE_CANCELED;pay=1;cancel=0;intro=990000x1")
         #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: GoogleFactKind.start, at: start,
                                     observedAt: fetched, productId: "premium_monthly")))
         #expect(facts.contains(Fact(platform: .google, subject: "tok-v1", kind: .link, at: start, observedAt: fetched, ref: "old-token")))
