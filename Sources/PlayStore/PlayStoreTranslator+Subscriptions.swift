@@ -46,16 +46,12 @@ extension PlayStoreTranslator {
             () throws(PayloadError) -> Bool? in try body.object("priceChange")?.int64("state") == 0
         }
         if cancelReason == 1, priceChangePending == true { cancelReason = GoogleSubscriptionState.declinedPriceIncrease }
-        // The introductory price is charged for `introductoryPriceCycles` billing periods, after the free trial
-        // when the subscription began with one (the trial, order 0, is no billing period). Read from this resource
-        // alone here; a token whose trial order a resource showed says so for all its orders (`TokenTimeline`).
-        if let intro, paymentState != 2, let cycles = intro.cycles {
-            let index = GoogleOrderId.index(order)
-            let first: Int64 = ShownPeriod.beganWithFreeTrial(subscriptionStart: start, expiry: expiry, orderIndex: index) ? 1 : 0
-            if index >= first, index - first < cycles {
-                flags.insert(.introductory)
-                price = intro.micros ?? price
-            }
+        // The introductory price is charged for `introductoryPriceCycles` billing periods: orders 0 to cycles - 1,
+        // unless the subscription began with a free trial, which this resource cannot tell (`TokenTimeline` moves
+        // the cycles after a trial a resource showed).
+        if let intro, paymentState != 2, let cycles = intro.cycles, GoogleOrderId.index(order) < cycles {
+            flags.insert(.introductory)
+            price = intro.micros ?? price
         }
         var state = GoogleSubscriptionState.v1(expiry: expiry, observedAt: observedAt, paymentState: paymentState,
                                                cancelReason: cancelReason, autoRenewing: autoRenewing,

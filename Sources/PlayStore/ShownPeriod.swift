@@ -23,8 +23,6 @@ enum ShownPeriod {
         var days: Int64
         /// The average length in days, for step 3.
         var nominalDays: Double { Double(months) * 30.436875 + Double(days) }
-        /// The fewest whole days one such period lasts in the calendar: a month 28, n months 30 × n - 3.
-        var shortestDays: Int64 { months == 0 ? days : months == 1 ? 28 : 30 * months - 3 + days }
 
         /// `instant` moved back by `count` of these periods (`nil` on overflow).
         func back(_ count: Int64, from instant: Millis) -> Millis? {
@@ -53,18 +51,6 @@ enum ShownPeriod {
         guard let length = billingPeriod(subscriptionStart: start, expiry: expiry, orderIndex: k),
               let begun = length.back(1, from: expiry) else { return start }
         return max(start, begun)
-    }
-
-    /// Whether the subscription began with a free trial, read from the resource alone: the order at 0-based
-    /// position `k` ≥ 1 and those before it back to the second ran whole billing periods (step 1 above), and the
-    /// first order, what is left from the start, was shorter than any such period by more than a day. (A pause,
-    /// a hold or a deferral only lengthens what is left; an introductory price runs whole billing periods.)
-    static func beganWithFreeTrial(subscriptionStart start: Millis, expiry: Millis, orderIndex k: Int64) -> Bool {
-        guard k >= 1, k < Int64.max, expiry > start,
-              let length = billingPeriod(subscriptionStart: start, expiry: expiry, orderIndex: k),
-              let firstEnd = length.back(k, from: expiry), firstEnd > start else { return false }
-        let (firstLength, overflow) = firstEnd.subtractingReportingOverflow(start)
-        return !overflow && firstLength < (length.shortestDays - 1) * day
     }
 
     /// The billing period steps 1–2 choose; `nil` only when every candidate overflows.

@@ -215,9 +215,9 @@ struct TokenTimeline {
 
     /// A v1 introductory price is charged for `introductoryPriceCycles` billing periods, and a free trial is none:
     /// when a resource showed the token's first order (`GPA.x`) as a free trial, the cycles are orders `..0` to
-    /// `..<cycles - 1>` (positions 1 to `cycles`). Each resource was priced alone, by what its times show
-    /// (``ShownPeriod/beganWithFreeTrial(subscriptionStart:expiry:orderIndex:)``), which a trial as long as a
-    /// billing period hides; the trial shown settles it. Orders filled in (no price stated) stay unpriced.
+    /// `..<cycles - 1>` (positions 1 to `cycles`), not 0 to `cycles - 1` as each resource alone reads them. (The
+    /// times cannot tell: a trial may last a billing period, and a pause makes the first order look short.)
+    /// Orders filled in (no price stated) stay unpriced.
     private static func priceIntroductoryCyclesAfterATrial(_ periods: inout [Period], facts: TokenFacts) {
         guard let offer = facts.snapshots.lazy.compactMap(\.state.introductoryOffer).first,
               facts.snapshots.contains(where: { $0.trial && $0.order != nil && GoogleOrderId.index($0.order) == 0 }) else { return }

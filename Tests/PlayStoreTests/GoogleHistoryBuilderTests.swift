@@ -728,11 +728,13 @@ struct GoogleShownOrderTests {
         #expect(GoogleHistoryBuilder().history(id: "tok-mt", facts: monthTrial.facts).periods
                     .map { "\($0.id) \($0.isTrial) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
                 == ["GPA.53 true false 0", "GPA.53..0 false true 1990000", "GPA.53..1 false false 4990000"])
-        // A first order of a whole February (28 days) is a billing period, not a trial.
-        #expect(!ShownPeriod.beganWithFreeTrial(subscriptionStart: ms("2023-02-01T00:00:00Z"), expiry: ms("2023-04-01T00:00:00Z"),
-                                                 orderIndex: 1))
-        #expect(ShownPeriod.beganWithFreeTrial(subscriptionStart: ms("2023-02-01T00:00:00Z"), expiry: ms("2023-03-08T00:00:00Z"),
-                                                orderIndex: 1))
+        // A first order shown paid was the one cycle; the next, longer for a pause, is at the list price.
+        var paused = Archive()
+        try paused.v1("tok-pa", "monthly", at: ms("2024-01-01T00:00:00Z"), monthlyResource(ms("2024-02-01T00:00:00Z"), "GPA.54", 1))
+        try paused.v1("tok-pa", "monthly", at: ms("2024-02-01T00:00:00Z"), monthlyResource(ms("2024-04-01T00:00:00Z"), "GPA.54..0", 1))
+        #expect(paused.failures.isEmpty)
+        #expect(GoogleHistoryBuilder().history(id: "tok-pa", facts: paused.facts).periods.map { "\($0.id) \($0.isIntroductory) \($0.priceMicros ?? -1)" }
+                == ["GPA.54 true 1990000", "GPA.54..0 false 4990000"])
     }
 
     /// A system cancellation while a price step-up awaits the user's consent (`priceStepUpConsentDetails` PENDING,
