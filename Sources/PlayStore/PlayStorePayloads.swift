@@ -20,7 +20,7 @@ extension SourceKind {
 /// | shape | kind |
 /// |---|---|
 /// | `message.data` + `subscription` (Pub/Sub push) | `google.rtdn`; payload = the base64-decoded RTDN object, identity its `messageId` |
-/// | `packageName` + one of `subscriptionNotification`, `oneTimeProductNotification`, `voidedPurchaseNotification`, `testNotification` | `google.rtdn` (already decoded) |
+/// | `packageName` + one of `subscriptionNotification`, `oneTimeProductNotification`, `voidedPurchaseNotification`, `pendingRefundReviewNotification`, `testNotification` | `google.rtdn` (already decoded) |
 /// | `kind` = `androidpublisher#subscriptionPurchase` | `google.subscription.v1` |
 /// | `kind` = `androidpublisher#subscriptionPurchaseV2` | `google.subscription.v2` |
 /// | `kind` = `androidpublisher#productPurchase` | `google.product.v1` |
@@ -39,7 +39,7 @@ public struct PlayStorePayloads: PayloadRecognizer {
     }
 
     static let rtdnMembers = ["subscriptionNotification", "oneTimeProductNotification", "voidedPurchaseNotification",
-                              "testNotification"]
+                              "pendingRefundReviewNotification", "testNotification"]
 
     public func recognize(_ value: JSON) throws(RecordRejection) -> RecognizedPayload? {
         guard case .object(let object) = value else { return nil }

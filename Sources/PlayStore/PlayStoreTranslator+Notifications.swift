@@ -35,7 +35,12 @@ extension PlayStoreTranslator {
             return .used(rows([.voided(token: token, at: eventTime, order: order, refundType: refundType, quantity: nil)],
                               observedAt: eventTime))
         }
-        return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification or testNotification")
+        if fields.has("pendingRefundReviewNotification") {
+            // A refund request under review (since 2025): nothing is refunded yet, and a refund granted later
+            // comes as a voided purchase.
+            return .used([])
+        }
+        return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, pendingRefundReviewNotification or testNotification")
     }
 
     /// The `event` (or `one_time_event`) fact of a subscription or one-time product notification: its type

@@ -44,6 +44,14 @@ struct NotificationTests {
         #expect(translator.translate(try record(.googleRTDN, json)) == .excluded(.test))
     }
 
+    /// A refund request under review (`pendingRefundReviewNotification`, in Google's RTDN reference since 2025)
+    /// refunds nothing yet: used, stating nothing, and recognised by shape without a `source`.
+    @Test func aPendingRefundReviewStatesNothing() throws {
+        let json = #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1710504000000","pendingRefundReviewNotification":{"purchaseToken":"tok-r"}}"#
+        #expect(translator.translate(try record(.googleRTDN, json)) == .used([]))
+        #expect(try PlayStorePayloads().recognize(JSONParser.parse(Array(json.utf8)))?.source == .googleRTDN)
+    }
+
     @Test func otherPackageIsQuarantined() throws {
         let json = rtdnJSON(token: "t", product: "p", type: 2, at: 1_710_504_000_000).replacingOccurrences(of: package, with: "com.other.app")
         guard case .quarantined(let reason, let detail) = translator.translate(try record(.googleRTDN, json)) else {
