@@ -132,27 +132,44 @@ struct Timeline: Sendable {
         return FullWidth.subtract(soldEnd, period.start)
     }
 
-    /// The billing term `period`'s price pays for, which its MRR is normalised by. When the payload states the
-    /// price, the period's own length if it is a whole billing duration (P1W to P1Y, ±2 days) and the period ran
-    /// as sold: one product can be sold for several lengths (Google base plans of one subscription, Apple's
-    /// monthly billing of a yearly commitment, three months of an offer paid up front), which one price list row
-    /// per product cannot say. Else the price list's duration for the product (a listed price is the price of
-    /// that duration), else the length inferred. Any other length (a change cut the period short, a billing issue
-    /// moved its start, an extension) says less than the list.
+    /// The billing term `period`'s price pays for, which its MRR is normalised by: the price list's duration for
+    /// the product (a listed price is that duration's, however long a period of it ran: deferred, extended,
+    /// started late), else the length inferred, except for a period whose payload states a price for another
+    /// term. That is a period of a whole billing duration (P1W to P1Y, ±2 days) that ran as sold, and either
+    /// - an introductory offer (three months paid up front on a monthly plan), or
+    /// - at a stated price other than the list's for its product and currency: another plan of the product
+    ///   (Google base plans of one subscription, Apple's monthly billing of a yearly commitment), which one price
+    ///   list row per product cannot name; unless the period is the first after a change of plan, whose length
+    ///   (to the old renewal date, or the credit's worth of time) is no billing term.
+    /// Such a period takes its own length.
     func paidTerm(of period: Period, prices list: PriceList) -> BillingDuration {
         let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
-        let ownLength = period.priceMicros != nil && sold.unit != .day
-            && (period.endReason != .replaced || period.scheduledEnd != nil)
-        return ownLength ? sold : list.duration(platform: history.platform, productId: period.productId) ?? sold
+        guard let stated = period.priceMicros, sold.unit != .day,
+              period.endReason != .replaced || period.scheduledEnd != nil else { return listedTerm(of: period, prices: list) }
+        if period.isIntroductory { return sold }
+        guard let currency = period.currency ?? history.currencies.first,
+              let listedPrice = list.priceMicros(platform: history.platform, productId: period.productId, currency: currency),
+              listedPrice != stated, !followsAChange(period) else { return listedTerm(of: period, prices: list) }
+        return sold
     }
 
     /// The term `period`'s plan renews at, which a retention cohort counts its periods by: ``paidTerm(of:prices:)``,
-    /// except for an introductory offer, whose length (three months paid up front) is not the plan's: the price
-    /// list's duration for it, else its length inferred.
+    /// except for an introductory offer, whose length (three months paid up front) is not the plan's.
     func renewalTerm(of period: Period, prices list: PriceList) -> BillingDuration {
-        guard period.isIntroductory else { return paidTerm(of: period, prices: list) }
-        return list.duration(platform: history.platform, productId: period.productId)
+        period.isIntroductory ? listedTerm(of: period, prices: list) : paidTerm(of: period, prices: list)
+    }
+
+    /// The price list's duration for `period`'s product, else the one its length suggests.
+    private func listedTerm(of period: Period, prices list: PriceList) -> BillingDuration {
+        list.duration(platform: history.platform, productId: period.productId)
             ?? BillingDuration.inferred(lengthMillis: nominalLength(of: period))
+    }
+
+    /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).
+    private func followsAChange(_ period: Period) -> Bool {
+        history.periods.contains { other in
+            other.endReason == .replaced && other.end <= period.start && FullWidth.subtract(period.start, other.end) <= 86_400_000
+        }
     }
 
     /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.

@@ -183,10 +183,10 @@ import Testing
     }
 
     /// One product sold for several lengths (Google base plans of one subscription; Apple's monthly billing of a
-    /// yearly commitment) has one row in the price list. A period whose payload states its price is normalised by
-    /// its own length when that is a whole billing duration, and a cohort takes that length: 9.99 monthly plus
-    /// 99.99 yearly is 18.32 a month whichever duration the list gives, and the yearly subscriber is in a P1Y
-    /// cohort. A period priced from the list keeps the listed duration.
+    /// yearly commitment) has one row in the price list. A period whose payload states a price other than the
+    /// list's is another plan: normalised by its own length when that is a whole billing duration, and a cohort
+    /// takes that length. 9.99 monthly plus 99.99 yearly is 18.32 a month whichever plan the list names, and the
+    /// yearly subscriber is in a P1Y cohort.
     @Test func aPlanSoldForAnotherLengthThanListedUsesItsOwn() throws {
         let histories = [
             SubscriptionHistory(platform: .google, id: "m", periods: [
@@ -197,20 +197,37 @@ import Testing
                 paid("y1", "premium", utc(2024, 1, 12), utc(2025, 1, 12), price: 99_990_000),
             ]),
         ]
-        for duration in ["P1M", "P1Y"] {
-            let prices = try PriceList(csv: "platform,product_id,currency,price,duration\ngoogle,premium,USD,9.99,\(duration)\n")
+        for listed in ["9.99,P1M", "99.99,P1Y"] {
+            let prices = try PriceList(csv: "platform,product_id,currency,price,duration\ngoogle,premium,USD,\(listed)\n")
             let result = try tables(histories, asOf: utc(2024, 3, 5), prices: prices)
             #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 18.32", "2024-02 18.32", "2024-03 18.32"])
             #expect(Set(result.retentionCohorts.map { "\($0.cohortMonth) \($0.duration) \($0.cohortSize)" })
                     == ["2024-01 P1M 1", "2024-01 P1Y 1"])
         }
-        // Without a stated price, the listed price is the listed duration's: a year-long period priced from a
-        // P1M row is 9.99 a month, and its cohort is the list's.
-        let listed = try tables([SubscriptionHistory(platform: .google, id: "l", periods: [paid("l1", "premium", utc(2024, 1, 12), utc(2025, 1, 12))])],
-                                asOf: utc(2024, 3, 5),
-                                prices: try PriceList(csv: "platform,product_id,currency,price,duration\ngoogle,premium,USD,9.99,P1M\n"))
-        #expect(listed.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 9.99", "2024-02 9.99", "2024-03 9.99"])
-        #expect(Set(listed.retentionCohorts.map(\.duration.description)) == ["P1M"])
+    }
+
+    /// A period at the listed price is the listed plan however long it ran: deferred by a month (60 days: not
+    /// P2M), started late by a fetch after a pause (a week: not P1W). Nor is the first order after a change of
+    /// plan a term of its own, though its price is another plan's: its eight days to the old renewal date are
+    /// no week. Each counts its price over the listed duration.
+    @Test func otherLengthsAtTheListedPriceKeepTheListedDuration() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,premium,USD,9.99,P1M
+            """)
+        var monthly = paid("c1", "premium", utc(2024, 1, 1), utc(2024, 2, 1), price: 9_990_000, reason: .replaced)
+        monthly.end(replacedAt: utc(2024, 1, 24))
+        let histories = [
+            SubscriptionHistory(platform: .google, id: "deferred", periods: [paid("d1", "premium", utc(2024, 1, 10), utc(2024, 3, 10), price: 9_990_000)]),
+            SubscriptionHistory(platform: .google, id: "late", periods: [paid("l1", "premium", utc(2024, 1, 25), utc(2024, 2, 1), price: 9_990_000)]),
+            SubscriptionHistory(platform: .google, id: "changed", periods: [
+                monthly, paid("c2", "premium", utc(2024, 1, 24), utc(2024, 2, 1), price: 99_990_000),
+            ]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 2, 2), prices: prices)
+        // January: 9.99 + 9.99 + 99.99 (the changed plan's order, over the listed month); February the deferral.
+        #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 119.97", "2024-02 9.99"])
+        #expect(Set(result.retentionCohorts.map(\.duration.description)) == ["P1M"])
     }
 
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.
