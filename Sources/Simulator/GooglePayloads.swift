@@ -86,9 +86,10 @@ struct GooglePayloads {
         return s
     }
 
-    /// The introductory offer `token` was bought with (its first order was one), and its price in micros.
+    /// The introductory offer `token` was bought with (its first paid order was one, after the free trial when it
+    /// began with one), and its price in micros.
     private func introductoryOffer(token: String) -> (product: Catalog.Product, micros: Int64)? {
-        guard let first = timeline.periods.first(where: { $0.token == token }), first.introductory,
+        guard let first = timeline.periods.first(where: { $0.token == token && !$0.trial }), first.introductory,
               let micros = first.priceMicros,
               let product = catalog.subscriptions.first(where: { $0.id == first.product }) else { return nil }
         return (product, micros)

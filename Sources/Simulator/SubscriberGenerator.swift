@@ -185,11 +185,13 @@ struct SubscriberGenerator: Sendable {
             let day = SubscriberGenerator.day
             var product = first
             let trial = allowTrial && product.hasTrial && rng.chance(0.35)
-            // A new subscriber without a trial takes the introductory offer three times in ten, chosen by the first
-            // instant (a whole number of 2-minute steps) so that the random stream stays as it was. A Google one
-            // begins 150 days before the window closes: two monthly orders, grace, hold or a pause fit in them.
+            // A new subscriber takes the introductory offer three times in ten, chosen by the first instant (a whole
+            // number of 2-minute steps) so that the random stream stays as it was. A Google one begins 150 days
+            // before the window closes: a trial, two monthly orders, grace, hold or a pause fit in them. Google
+            // (legacy `introductoryPriceInfo`) sells a free trial and an introductory price together, the trial
+            // first; Apple one introductory offer per subscription, so not after a trial.
             let inWindow = apple ? begin >= offerWindows.appleFrom : begin + 150 * day < offerWindows.googleBefore
-            if allowTrial, !trial, inWindow, (begin / 120_000) % 10 < 3 {
+            if allowTrial, !(apple && trial), inWindow, (begin / 120_000) % 10 < 3 {
                 offerCyclesLeft = product.introductoryCycles
             }
             var current = addPeriod(product, start: begin, end: trial ? begin + 7 * day : catalog.end(of: product, from: begin),

@@ -54,7 +54,7 @@ extension ReportJob.Outcome {
             // A transaction of unknown currency no price list row can price: only its envelope's `currency` can.
             let withoutCurrency = tables.unpricedWithoutCurrency
             var fixes: [String] = []
-            if withoutCurrency < tables.unpricedTransactions {
+            if withoutCurrency < tables.unpricedTransactions || !pricesGiven {
                 fixes.append(pricesGiven
                     ? "add rows for these products to the --prices file"
                     : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products")
@@ -62,8 +62,8 @@ extension ReportJob.Outcome {
             if withoutCurrency > 0 {
                 fixes.append((withoutCurrency == tables.unpricedTransactions
                                ? "none of them had a currency" : "\(withoutCurrency) of them had no currency")
-                    + " in their payloads or envelopes, which no price list can make up: log `currency` in the envelopes"
-                    + " of such records (a Google prepaid plan states none)")
+                    + " in their payloads or envelopes, and a price list row is for one currency: log `currency` in the"
+                    + " envelopes of such records (a Google prepaid plan states none, nor does a receipt)")
             }
             let fix = fixes.joined(separator: "; ")
             logger.warning("""

@@ -93,6 +93,10 @@ struct ReportTrapProcessTests {
         #expect(report.stderr.contains("1 transaction had no known price (google prepaid_pass 1)"), "\(report.stderr)")
         #expect(report.stderr.contains("none of them had a currency in their payloads or envelopes"), "\(report.stderr)")
         #expect(!report.stderr.contains("add rows for these products"), "\(report.stderr)")
+        // Without --prices, the list is needed as well.
+        let bare = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "b", "--as-of", "2026-01-31"], in: workspace, tag: "bare")
+        #expect(bare.stderr.contains("2 transactions had no known price") && bare.stderr.contains("pass --prices FILE")
+                && bare.stderr.contains("1 of them had no currency"), "\(bare.stderr)")
         #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map { "\($0["currency"]!) \($0["gross"]!) \($0["unpriced_transactions"]!)" }
                 .sorted() == [" 0.00 1", "USD 4.99 0"])
     }

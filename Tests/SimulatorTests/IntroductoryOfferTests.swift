@@ -22,12 +22,17 @@ struct IntroductoryOfferTests {
         let apple = offered.filter { $0.timeline.platform == .apple }
         let google = offered.filter { $0.timeline.platform == .google }
         #expect(apple.count >= 20 && google.count >= 5, "apple \(apple.count), google \(google.count)")
+        // Google sells a free trial and an introductory price together (the trial first), Apple never.
+        let afterATrial = offered.filter { $0.timeline.periods.first?.trial == true }
+        #expect(afterATrial.count >= 3 && afterATrial.allSatisfy { $0.timeline.platform == .google }, "\(afterATrial.count)")
         for subscription in offered {
             let periods = subscription.timeline.periods
-            let offer = periods.prefix { $0.introductory }
-            // The offer's periods come first, at most its cycles, none of them a trial, and none after it.
+            let trial = periods.first?.trial == true ? 1 : 0
+            let offer = periods.dropFirst(trial).prefix { $0.introductory }
+            // The offer's periods come first (after a trial), at most its cycles, none of them a trial, and none
+            // after it.
             #expect((1...catalog.monthly.introductoryCycles).contains(offer.count))
-            #expect(periods.dropFirst(offer.count).allSatisfy { !$0.introductory })
+            #expect(periods.dropFirst(trial + offer.count).allSatisfy { !$0.introductory })
             for period in offer {
                 #expect(!period.trial && period.product == catalog.monthly.id)
                 #expect(period.priceMicros == catalog.monthly.introductoryPrices[subscription.currency])
@@ -38,7 +43,7 @@ struct IntroductoryOfferTests {
                 }
             }
             // A renewal after the offer is charged the list price.
-            if let next = periods.dropFirst(offer.count).first, next.product == catalog.monthly.id, !next.trial {
+            if let next = periods.dropFirst(trial + offer.count).first, next.product == catalog.monthly.id, !next.trial {
                 #expect(next.priceMicros == catalog.monthly.prices[subscription.currency])
             }
         }
@@ -54,6 +59,14 @@ struct IntroductoryOfferTests {
         #expect(v1.contains(#""introductoryPriceInfo":{"introductoryPriceCurrencyCode":"\#(google.currency)","introductoryPriceAmountMicros":"\#(price)","introductoryPricePeriod":"P1M","introductoryPriceCycles":2}"#), "\(v1)")
         // The first order is `GPA.x`, the second `GPA.x..0`: the two the offer's cycles cover.
         #expect(v1.contains(#""orderId":"\#(google.timeline.periods[0].transactionId)""#))
+
+        // After a free trial: the trial's own resource shows the offer already, as Google shows it from the purchase.
+        let afterTrial = try #require(all.first {
+            $0.timeline.platform == .google && $0.timeline.periods.first?.trial == true && $0.timeline.periods.contains(where: \.introductory)
+        })
+        let trialV1 = try #require(GooglePayloads(catalog: catalog, subscription: afterTrial)
+            .resourceV1(token: afterTrial.timeline.id, at: afterTrial.timeline.periods[0].start + 60_000, scheduledResume: nil)).serialized
+        #expect(trialV1.contains(#""paymentState":2"#) && trialV1.contains(#""introductoryPriceCycles":2"#), "\(trialV1)")
 
         let apple = try #require(all.first { $0.timeline.platform == .apple && $0.timeline.periods.first?.introductory == true })
         let chain = try AppleSigningChain(seed: 1, label: "Test")
