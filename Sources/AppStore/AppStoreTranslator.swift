@@ -31,9 +31,9 @@ public struct AppStoreTranslator: StoreTranslator {
     /// count; 11: a receipt's promotional offer or offer code is a paid offer; 12: a transaction expiring, refunded
     /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer; 13: a
     /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`; 14: a RESCIND_CONSENT
-    /// notification's `appData` names its bundle) plus ``AppleFactCodec/version``, so that ledgers translated
+    /// notification's `appData` names its bundle; 15: a negative price rejected) plus ``AppleFactCodec/version``, so that ledgers translated
     /// before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 14 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 15 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

@@ -107,7 +107,7 @@ struct AppleTransaction {
         self.purchased = purchased
         if let milliunits = t["price"]?.int64 {
             let (micros, overflow) = milliunits.multipliedReportingOverflow(by: 1000)
-            guard !overflow else { throw .invalid("transaction \(transactionId) has an out-of-range price") }
+            guard !overflow, micros >= 0 else { throw .invalid("transaction \(transactionId) has an out-of-range price: \(milliunits)") }
             priceMicros = micros
         }
         if let expiresValue = t["expiresDate"], !expiresValue.isNull {

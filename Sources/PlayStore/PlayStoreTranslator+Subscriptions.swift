@@ -30,6 +30,7 @@ extension PlayStoreTranslator {
         let autoRenewing = try body.bool("autoRenewing")
         let currency = try body.string("priceCurrencyCode") ?? envelope.currency
         var price = try body.int64("priceAmountMicros")
+        if let price, price < 0 { throw PayloadError(detail: "priceAmountMicros is negative: \(price)") }
         _ = try body.int64("acknowledgementState")
         var flags: Fact.Flags = envelope.receivedAt == nil ? .inferred : []
         if paymentState == 2 { flags.insert(.trial) }
@@ -38,7 +39,9 @@ extension PlayStoreTranslator {
         let intro = parts.read(body.name("introductoryPriceInfo"), body.json["introductoryPriceInfo"]) {
             () throws(PayloadError) -> (cycles: Int64?, micros: Int64?)? in
             guard let intro = try body.object("introductoryPriceInfo") else { return nil }
-            return (try intro.int64("introductoryPriceCycles"), try intro.int64("introductoryPriceAmountMicros"))
+            let micros = try intro.int64("introductoryPriceAmountMicros")
+            if let micros, micros < 0 { throw PayloadError(detail: "\(intro.path).introductoryPriceAmountMicros is negative: \(micros)") }
+            return (try intro.int64("introductoryPriceCycles"), micros)
         }
         if intro != nil { flags.insert(.offer) }
         // `priceChange.state` 0: a price increase awaits the user's consent, so a system cancellation declined it.
@@ -113,7 +116,7 @@ extension PlayStoreTranslator {
                 let nanos = try recurring.int64("nanos") ?? 0
                 let (scaled, overflow) = units.multipliedReportingOverflow(by: 1_000_000)
                 let (micros, carry) = scaled.addingReportingOverflow(nanos / 1_000)
-                guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos) else {
+                guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos), micros >= 0 else {
                     throw PayloadError(detail: "\(recurring.path) is out of range: units \(units), nanos \(nanos)")
                 }
                 line.price = micros

@@ -21,10 +21,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// offers, declined price increases; 6: a v2 `offerId` is no offer flag; 7: only opt-in increases; 8: product
     /// quantities and voided quantities read, a count outside 1...1000 quarantined; 9: a voided-purchases item's
     /// `voidedQuantity` kept whatever its `refundType`; 10: a pending price step-up consent, an active prepaid plan
-    /// read as cancelled by the user, v1 introductory cycles counted after a free trial, a pending refund review used) plus
+    /// read as cancelled by the user, v1 introductory cycles counted after a free trial, a pending refund review used;
+    /// 11: a negative price quarantined) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 10 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 11 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

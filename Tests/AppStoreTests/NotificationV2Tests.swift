@@ -157,6 +157,16 @@ import Testing
         #expect(translated.parts.contains { $0.detail.contains("revocationPercentage") })
     }
 
+    /// A negative price is no charge Apple makes: the transaction is quarantined as a part, naming it, and
+    /// revenue is never reduced by it.
+    @Test func aNegativePriceIsQuarantined() throws {
+        let hostile = Self.transaction().replacingOccurrences(of: #""price":4990"#, with: #""price":-4990"#)
+        #expect(hostile.contains(#""price":-4990"#))
+        let translated = try notification("DID_RENEW", transaction: hostile)
+        #expect(translated.facts.of(AppleFactKind.period).isEmpty)
+        #expect(translated.parts.contains { $0.detail.contains("transaction 5002 has an out-of-range price: -4990") }, "\(translated.parts)")
+    }
+
     /// A signed transaction that expires, is refunded or is upgraded before its purchase is quarantined as a part,
     /// saying which; nothing of it is stated.
     @Test func aTransactionEndingBeforeItsPurchaseIsSetAside() throws {

@@ -44,6 +44,29 @@ struct NotificationTests {
         #expect(translator.translate(try record(.googleRTDN, json)) == .excluded(.test))
     }
 
+    /// A negative price is no charge Google makes: a v1 resource stating one is quarantined, naming the field, and
+    /// a v2 line item with a negative recurring price is quarantined as a part.
+    @Test func aNegativePriceIsQuarantined() throws {
+        let start = ms("2024-01-01T00:00:00Z"), expiry = ms("2024-02-01T00:00:00Z")
+        let v1 = v1JSON(start: start, expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true, priceMicros: "-4990000")
+        guard case .quarantined(_, let detail) = translator.translate(try record(.googleSubscriptionV1, v1, receivedAt: start + 5_000,
+                                                                                 token: "tok-n", product: "premium_monthly")) else {
+            Issue.record("a negative v1 price was used")
+            return
+        }
+        #expect(detail.contains("priceAmountMicros is negative: -4990000"), "\(detail)")
+        let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
+                        latestOrderId: "GPA.2", units: "-4")
+        let translated = translator.translate(try record(.googleSubscriptionV2, v2, receivedAt: start + 5_000, token: "tok-n2",
+                                                         product: "premium_monthly"))
+        guard case .used(let facts, let parts) = translated else {
+            Issue.record("the v2 resource was not used: \(translated)")
+            return
+        }
+        #expect(parts.contains { $0.detail.contains("recurringPrice is out of range: units -4") }, "\(parts)")
+        #expect(facts.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
+    }
+
     /// A refund request under review (`pendingRefundReviewNotification`, in Google's RTDN reference since 2025)
     /// refunds nothing yet: used, stating nothing, and recognised by shape without a `source`.
     @Test func aPendingRefundReviewStatesNothing() throws {
