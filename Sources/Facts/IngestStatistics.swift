@@ -104,15 +104,15 @@ public enum IngestWarning: String, Sendable, Hashable, CaseIterable {
         ]
     }
 
-    /// One sentence for stderr saying what `count` of these means.
+    /// One sentence for stderr saying what `count` of these means (a warning's message: the log handler marks it).
     public func sentence(_ count: Int) -> String {
         switch self {
         case .timestampsInSeconds:
-            return "warning: \(count) records had received_at in epoch seconds (a number below 10^11); they were read as seconds, not milliseconds"
+            return "\(count) records had received_at in epoch seconds (a number below 10^11); they were read as seconds, not milliseconds"
         case .messageIdConflicts:
-            return "warning: \(count) Pub/Sub messages reuse the messageId of another message with different data (merged exports?); both were used"
+            return "\(count) Pub/Sub messages reuse the messageId of another message with different data (merged exports?); both were used"
         case .partsQuarantined:
-            return "warning: \(count) unusable parts of otherwise used records were quarantined on their own (see `subledger quarantine`)"
+            return "\(count) unusable parts of otherwise used records were quarantined on their own (see `subledger quarantine`)"
         }
     }
 }

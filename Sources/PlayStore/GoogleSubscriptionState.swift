@@ -29,8 +29,8 @@ struct GoogleSubscriptionState: Hashable, Sendable {
     }
 
     /// The `cancel` number of a system cancellation (1) while a price increase awaited the user's consent (v1
-    /// `priceChange.state` 0, v2 `priceChangeState` OUTSTANDING): a declined price increase, not a billing problem.
-    /// Not a number Google sends.
+    /// `priceChange.state` 0, v2 `priceChangeState` OUTSTANDING or `priceStepUpConsentDetails.state` PENDING): a
+    /// declined price increase, not a billing problem. Not a number Google sends.
     static let declinedPriceIncrease = 100
 
     static let active = "SUBSCRIPTION_STATE_ACTIVE"

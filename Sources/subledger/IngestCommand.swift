@@ -95,7 +95,7 @@ struct IngestCommand: LoggingCommand {
         globs), each recognised by its content. Every record ends up used, duplicate, excluded (sandbox, test, \
         family-shared) or quarantined with a reason. Unchanged files already in the ledger are skipped; \
         ingesting again changes nothing. Files that are not inputs (other formats, FIFOs, broken links) are \
-        skipped and said; hidden files (.name) are not inputs. A summary goes to stdout (with --json, stdout \
+        skipped and said; hidden files (.name) in a folder are not inputs. A summary goes to stdout (with --json, stdout \
         holds only this run's counts as one JSON object and the summary goes to stderr); progress, skipped and \
         damaged files go to stderr. Exit 1 when some input (a record, or an unusable part of one) was \
         quarantined, damaged or skipped; exit 2 for a path that does not exist, an empty folder or a glob that \
@@ -157,7 +157,7 @@ struct IngestCommand: LoggingCommand {
         lines += statistics.summaryLines
         let summary = lines.joined(separator: "\n")
         if json { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
-        statistics.sayWarnings()
+        if let logger = progress.logger { statistics.sayWarnings(to: logger) }
         if json {
             // Copies of archives already read are skipped files too: not read, and said.
             var shown = statistics

@@ -3,6 +3,7 @@ import Facts
 import Foundation
 import Ingest
 import Ledger
+import Logging
 
 /// `--db`: the ledger every command reads or writes.
 struct LedgerOptions: ParsableArguments {
@@ -94,10 +95,12 @@ extension IngestStatistics {
         quarantined > 0 || self[.partsQuarantined] > 0 || !damagedFiles.isEmpty || !skippedFiles.isEmpty
     }
 
-    /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order.
-    func sayWarnings() {
+    /// Each non-zero warning in a sentence on stderr (cli.md), in ``IngestWarning`` order: a `warning` record of
+    /// `logger`, so logfmt in a log like every other line there.
+    func sayWarnings(to logger: Logger) {
         for warning in IngestWarning.allCases where self[warning] > 0 {
-            FileHandle.standardError.write(Data((warning.sentence(self[warning]) + "\n").utf8))
+            logger.warning("\(warning.sentence(self[warning]))",
+                           metadata: ["warning": "\(warning.rawValue)", "count": "\(self[warning])"])
         }
     }
 

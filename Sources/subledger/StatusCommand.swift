@@ -3,6 +3,7 @@ import Facts
 import Foundation
 import Ingest
 import Ledger
+import Logging
 import Pipeline
 import Reporting
 
@@ -79,9 +80,10 @@ struct StatusCommand: LoggingCommand {
         if verify { lines.append("verified: the ledger and its invariants are sound") }
         // cli.md: every skipped file and every non-zero warning is also said on stderr, with --json too.
         for skipped in statistics.skippedFiles {
-            FileHandle.standardError.write(Data("skipped \(skipped.file): \(skipped.reason)\n".utf8))
+            logger.warning("skipped \(skipped.file): \(skipped.reason)",
+                           metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
         }
-        statistics.sayWarnings()
+        statistics.sayWarnings(to: logger)
         if json {
             let bySource = JSONObject(sources.map { source in
                 (source.source, .object(JSONObject([("used", .number(String(source.used))),

@@ -93,8 +93,8 @@ import Testing
         #expect(warnings == [["timestamps_in_seconds": 1, "message_id_conflicts": 2, "parts_quarantined": 1]])
     }
 
-    /// cli.md: every non-zero warning is also said on stderr in a sentence; `ingest --json` and `status --json`
-    /// carry the `warnings` object.
+    /// cli.md: every non-zero warning is also said on stderr in a sentence (a log's logfmt `warning` record, as
+    /// every line there); `ingest --json` and `status --json` carry the `warnings` object.
     @Test func theCommandLineSaysEachWarning() throws {
         let directory = try TemporaryDirectory()
         try IngestFixtures.write(Self.secondsRecords + [Self.push(token: "tok-a", type: 4), Self.push(token: "tok-b", type: 4),
@@ -103,13 +103,15 @@ import Testing
         #expect(ingest.status == 1, "a quarantined part is quarantined input (cli.md: exit 1): \(ingest.stderr)")
         let expected = #""warnings":{"message_id_conflicts":1,"parts_quarantined":1,"timestamps_in_seconds":1}"#
         #expect(ingest.stdout.contains(expected))
-        #expect(ingest.stderr.contains("warning: 1 records had received_at in epoch seconds"))
-        #expect(ingest.stderr.contains("warning: 1 Pub/Sub messages reuse the messageId of another message"))
-        #expect(ingest.stderr.contains("warning: 1 unusable parts of otherwise used records were quarantined"))
+        #expect(ingest.stderr.contains(#"level=warning msg="1 records had received_at in epoch seconds"#))
+        #expect(ingest.stderr.contains(#"level=warning msg="1 Pub/Sub messages reuse the messageId of another message"#))
+        #expect(ingest.stderr.contains(#"level=warning msg="1 unusable parts of otherwise used records were quarantined"#))
         let status = try SubledgerProcess.run(["status", "--db", "l.sqlite", "--json"], in: directory, tag: "status")
         #expect(status.status == 0)
         #expect(status.stdout.contains(expected))
-        #expect(status.stderr.contains("warning: 1 records had received_at in epoch seconds"))
+        #expect(status.stderr.contains(#"level=warning msg="1 records had received_at in epoch seconds"#))
+        let statusLines = status.stderr.split(separator: "\n")
+        #expect(statusLines.allSatisfy { $0.hasPrefix("ts=") }, "status --json: every stderr line a log record: \(status.stderr)")
         let quarantine = try SubledgerProcess.run(["quarantine", "--db", "l.sqlite"], in: directory, tag: "quarantine")
         #expect(quarantine.stdout == "in.ndjson:5 unified_receipt.latest_receipt_info[1]\tinvalid_payload\t"
                 + "unified_receipt.latest_receipt_info[1].product_id of transaction 7002 is missing\n")
