@@ -136,14 +136,14 @@ public struct BillingEpisode: Sendable, Hashable {
         self.outcome = outcome
     }
 
-    /// How an episode ended, as far as the archive tells; `Metrics` turns outcomes after the as-of time into open.
+    /// How an episode ended. Every episode has an outcome: where the archive shows none, the store's longest
+    /// retry decides it (`metrics.md`). `Metrics` turns outcomes after the as-of time into open.
     public enum Outcome: Sendable, Hashable {
         /// Recovered at T: a new paid period started then.
         case recovered(at: Millis)
-        /// Lost at L: expired, cancelled or refunded; for Apple archives with no expiry notice, E + 60 days.
+        /// Lost at L: expired, cancelled or refunded; with no outcome in the archive, E + 60 days (Apple's longest
+        /// billing retry; Google's longest grace period and account hold together).
         case lost(at: Millis)
-        /// No outcome in the archive yet.
-        case open
     }
 }
 

@@ -12,7 +12,9 @@ import Facts
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
 ///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
-///   REVOKED, or a non-user CANCELED in hold loses it.
+///   REVOKED, or a non-user CANCELED in hold loses it, never later than E + ``longestRecovery``; an episode the
+///   archive shows no outcome of is lost then (`metrics.md`: "where the archive never shows how a retry phase
+///   ended").
 /// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
 /// - A deferred upgrade or downgrade (v1 `paymentState` 3) grants nothing until a resource shows its order paid:
 ///   that order starts then (or when announced), not at the token's `startTime`.
@@ -32,6 +34,10 @@ struct TokenTimeline {
         var graceEnd: Millis?
     }
 
+    /// Google's longest recovery after a failed renewal (ms): a grace period of at most 30 days, then an account
+    /// hold of at most 30 days. An episode not recovered by E + this is lost.
+    static let longestRecovery: Millis = 60 * 86_400_000
+
     init(_ facts: TokenFacts) {
         var orderIndex: [String: Int] = [:]
         var phase = Phase.none
@@ -42,10 +48,19 @@ struct TokenTimeline {
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
-        func closeEpisode(_ outcome: BillingEpisode.Outcome) {
+        /// Ends the open episode with `outcome`, `nil` when the archive shows none: a loss falls at E +
+        /// ``longestRecovery`` at the latest, when Google has given up retrying whatever the archive shows later.
+        func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
+            let sum = episode.failedAt.addingReportingOverflow(Self.longestRecovery)
+            let longest = sum.overflow ? Millis.max : sum.partialValue
+            let ended: BillingEpisode.Outcome = switch outcome {
+            case .recovered(let at)?: .recovered(at: at)
+            case .lost(let at)?: .lost(at: min(at, longest))
+            case nil: .lost(at: longest)
+            }
             episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(episode.graceEnd ?? episode.failedAt, episode.failedAt),
-                                           outcome: outcome))
+                                           outcome: ended))
             open = nil
         }
         /// Opens an episode at the end of the last paid order; `false` when there is nothing that could have
@@ -200,7 +215,7 @@ struct TokenTimeline {
                 continue
             }
         }
-        if open != nil { closeEpisode(.open) }
+        if open != nil { closeEpisode(nil) }
         periods.removeAll { $0.start >= $0.end }
         TokenTimeline.priceIntroductoryCyclesAfterATrial(&periods, facts: facts)
         let signals = TokenTimeline.autoRenewSignals(facts)

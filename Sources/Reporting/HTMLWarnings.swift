@@ -20,7 +20,9 @@ struct HTMLWarnings: Sendable {
             out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue and MRR understate.</strong> "
                 + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transaction"
                 + (tables.unpricedTransactions == 1 ? "" : "s") + " had no known price"
-                + " (or currency), so gross, refunds, net and MRR leave " + (tables.unpricedTransactions == 1 ? "it" : "them") + " out: "
+                + " (or currency), so gross, refunds, net and MRR leave " + (tables.unpricedTransactions == 1 ? "it" : "them") + " out,"
+                + " and MRR movements count a subscription whose current period turns unpriced as churned (and priced"
+                + " again as reactivated): "
             out += products.map { product in
                 let source = HTMLSource.sum("revenue_monthly", where: [("platform", product.platform.rawValue),
                                                                         ("product_id", product.productId)], "unpriced_transactions")

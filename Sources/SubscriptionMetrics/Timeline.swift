@@ -67,7 +67,7 @@ struct Timeline: Sendable {
             // the grace (cancelled or refunded there) takes its reason from the period, like any other end.
             involuntaryEnds.insert(episode.failedAt)
             involuntaryEnds.insert(episode.graceEnd)
-            var graceEnd = min(episode.graceEnd, Self.outcomeTime(episode) ?? episode.graceEnd)
+            var graceEnd = min(episode.graceEnd, Self.outcomeTime(episode))
             guard let index = followedPeriod(endingAt: episode.failedAt) else { continue }
             // The period the grace follows refunded inside it: access ends there, for the refund.
             if let revokedAt = revocation(of: history.periods[index]), revokedAt >= episode.failedAt,
@@ -172,16 +172,17 @@ struct Timeline: Sendable {
         }
     }
 
-    /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for open episodes.
+    /// The outcome time (T or L) of `episode` if it is at or before the as-of time; `nil` for an episode open at
+    /// the as-of time.
     func outcomeTime(_ episode: BillingEpisode) -> Millis? {
-        guard let time = Self.outcomeTime(episode), time <= asOf else { return nil }
-        return time
+        let time = Self.outcomeTime(episode)
+        return time <= asOf ? time : nil
     }
 
-    private static func outcomeTime(_ episode: BillingEpisode) -> Millis? {
+    /// T or L, whatever the as-of time.
+    private static func outcomeTime(_ episode: BillingEpisode) -> Millis {
         switch episode.outcome {
-        case .recovered(let at), .lost(let at): return at
-        case .open: return nil
+        case .recovered(let at), .lost(let at): at
         }
     }
 

@@ -68,7 +68,8 @@ extension ReportJob.Outcome {
             let fix = fixes.joined(separator: "; ")
             logger.warning("""
                 \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(unpriced.counted)): \
-                revenue and MRR leave them out and understate; \(fix)
+                revenue and MRR leave them out and understate, and MRR movements count a subscription whose current \
+                period turns unpriced as churned (and priced again as reactivated); \(fix)
                 """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
                                 "unpriced_products": "\(unpriced.names)"])
         }

@@ -47,6 +47,9 @@ struct ReportTrapProcessTests {
         #expect(bare.stderr.contains("\(total) transaction\(total == 1 ? "" : "s") had no known price"), "\(bare.stderr)")
         for (product, count) in perProduct { #expect(bare.stderr.contains("\(product) \(count)"), "\(product): \(bare.stderr)") }
         #expect(bare.stderr.contains("pass --prices FILE"), "\(bare.stderr)")
+        // Unpriced periods count 0 MRR, so a subscription between priced and unpriced ones moves in mrr_movements.
+        #expect(bare.stderr.contains("MRR movements count a subscription whose current period turns unpriced as churned"),
+                "\(bare.stderr)")
         let warnings = try #require(try Self.json(workspace.file("bare/summary.json"))["warnings"] as? [String: Any])
         #expect(warnings["unpriced_transactions"] as? Int == total)
         let products = (warnings["unpriced_products"] as? [[String: Any]] ?? []).map {
@@ -56,6 +59,7 @@ struct ReportTrapProcessTests {
         let page = try String(contentsOfFile: workspace.file("bare/report.html"), encoding: .utf8)
         #expect(page.contains("id=\"warning-unpriced\""))
         #expect(page.contains("<strong>Revenue and MRR understate.</strong>"))
+        #expect(page.contains("MRR movements count a subscription whose current period turns unpriced as churned"))
 
         let priced = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "priced", "--prices", "sim/prices.csv"],
                                               in: workspace, tag: "priced")

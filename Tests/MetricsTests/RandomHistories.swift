@@ -109,8 +109,10 @@ enum RandomHistories {
                                   endReason: converts ? .unknown : (chance(0.5) ? .voluntary : .billingIssue)))
             if !converts {
                 if periods[0].endReason == .billingIssue {
-                    // Still in billing retry (the trial's conversion is pending), or lost after Apple's longest retry.
-                    episodes.append(BillingEpisode(failedAt: end, graceEnd: end, outcome: chance(0.5) ? .open : .lost(at: end + 60 * day)))
+                    // Lost after Apple's longest retry, or still in billing retry at any as-of (an outcome years
+                    // later, which the engine reads as open: the trial's conversion stays pending).
+                    episodes.append(BillingEpisode(failedAt: end, graceEnd: end,
+                                                   outcome: .lost(at: end + (chance(0.5) ? 3_650 : 60) * day)))
                 }
                 return SubscriptionHistory(platform: platform, id: id, periods: periods, episodes: episodes,
                                            currencies: currency.map { [$0] } ?? [])
@@ -164,7 +166,8 @@ enum RandomHistories {
                     episodes.append(BillingEpisode(failedAt: end, graceEnd: grace, outcome: .lost(at: between(grace, end + 60 * day))))
                     return finished()
                 default:
-                    episodes.append(BillingEpisode(failedAt: end, graceEnd: grace, outcome: .open))
+                    // An outcome years later: open at any as-of.
+                    episodes.append(BillingEpisode(failedAt: end, graceEnd: grace, outcome: .lost(at: end + 3_650 * day)))
                     return finished()
                 }
                 continue

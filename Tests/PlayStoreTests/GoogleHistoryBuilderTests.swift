@@ -124,14 +124,33 @@ struct GoogleHistoryBuilderTests {
         #expect(history.periods.map(\.endReason) == [.billingIssue])
     }
 
-    @Test func openEpisodeStaysOpen() throws {
+    /// metrics.md: "where the archive never shows how a retry phase ended", the episode is lost at E + 60 days:
+    /// Google retries for a grace period of at most 30 days and an account hold of at most 30 more. Before then
+    /// (an as-of inside the 60 days) the report counts it open, as any outcome after the as-of.
+    @Test func anEpisodeWithNoOutcomeIsLostWhenGoogleStopsRetrying() throws {
         let token = "tok-o", product = "premium_monthly"
         let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), g = ms("2024-02-04T00:00:00Z")
         var archive = Archive()
         try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
         try archive.v2(token, product, at: e, v2JSON(state: "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", start: "2024-01-01T00:00:00Z",
                                                      expiry: "2024-02-04T00:00:00Z", latestOrderId: "GPA.1..0"))
-        #expect(builder.history(id: token, facts: archive.facts).episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .open)])
+        try archive.rtdn(token, product, 5, at: g)
+        #expect(builder.history(id: token, facts: archive.facts).episodes
+                == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .lost(at: ms("2024-04-01T00:00:00Z")))])
+    }
+
+    /// A resource fetched long after the hold ended (a backfill's final state) cannot date the loss later than
+    /// Google's longest recovery: the episode was lost by E + 60 days.
+    @Test func aLateExpiredFetchDatesTheLossNoLaterThanGooglesLongestRecovery() throws {
+        let token = "tok-late", product = "premium_monthly"
+        let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), fetched = ms("2024-06-01T00:00:00Z")
+        var archive = Archive()
+        try archive.v1(token, product, at: start, v1JSON(start: start, expiry: e, orderId: "GPA.1", paymentState: 1, autoRenewing: true))
+        try archive.v1(token, product, at: e, v1JSON(start: start, expiry: e, orderId: "GPA.1..0", paymentState: 0, autoRenewing: true))
+        try archive.v2(token, product, at: fetched, v2JSON(state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-01T00:00:00Z",
+                                                           expiry: "2024-02-01T00:00:00Z", latestOrderId: "GPA.1..0", autoRenew: false))
+        #expect(builder.history(id: token, facts: archive.facts).episodes
+                == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .lost(at: e + 60 * day))])
     }
 
     @Test func pauseAndResume() throws {

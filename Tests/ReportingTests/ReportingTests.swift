@@ -22,7 +22,8 @@ private func sampleTables(reversed: Bool = false, currency: String? = nil) throw
             Period(id: "GPA.1", productId: "monthly", start: try utc(2024, 1, 20), end: try utc(2024, 2, 20),
                    priceMicros: 4_990_000, currency: "EUR", revokedAt: try utc(2024, 2, 1)),
         ], episodes: [
-            BillingEpisode(failedAt: try utc(2024, 1, 25), graceEnd: try utc(2024, 1, 25), outcome: .open),
+            // Lost after the as-of: open in the report.
+            BillingEpisode(failedAt: try utc(2024, 1, 25), graceEnd: try utc(2024, 1, 25), outcome: .lost(at: try utc(2024, 3, 25))),
         ]),
     ]
     var engine = MetricsEngine(options: ReportOptions(asOf: try utc(2024, 2, 10), reportingCurrency: currency))
