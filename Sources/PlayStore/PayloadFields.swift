@@ -41,6 +41,14 @@ struct PayloadFields {
         throw PayloadError(detail: "\(name(key)) is not an integer: \(JSONWriter.compact(value).prefix(80))")
     }
 
+    /// An amount in micros of a currency unit (`priceAmountMicros`, `introductoryPriceAmountMicros`): never
+    /// negative, as no charge is; a negative one is garbage that would reduce revenue.
+    func micros(_ key: String) throws(PayloadError) -> Int64? {
+        guard let value = try int64(key) else { return nil }
+        guard value >= 0 else { throw PayloadError(detail: "\(name(key)) is negative: \(value)") }
+        return value
+    }
+
     /// A count of units (`quantity`, `voidedQuantity`) from 1 to 1,000: far beyond what Play sells in one
     /// purchase, a value is garbage, and multiplying a list price by it would invent revenue.
     func quantity(_ key: String) throws(PayloadError) -> Int64? {

@@ -29,8 +29,7 @@ extension PlayStoreTranslator {
         let autoResumeAt = try body.millis("autoResumeTimeMillis")
         let autoRenewing = try body.bool("autoRenewing")
         let currency = try body.string("priceCurrencyCode") ?? envelope.currency
-        var price = try body.int64("priceAmountMicros")
-        if let price, price < 0 { throw PayloadError(detail: "priceAmountMicros is negative: \(price)") }
+        var price = try body.micros("priceAmountMicros")
         _ = try body.int64("acknowledgementState")
         var flags: Fact.Flags = envelope.receivedAt == nil ? .inferred : []
         if paymentState == 2 { flags.insert(.trial) }
@@ -39,9 +38,7 @@ extension PlayStoreTranslator {
         let intro = parts.read(body.name("introductoryPriceInfo"), body.json["introductoryPriceInfo"]) {
             () throws(PayloadError) -> (cycles: Int64?, micros: Int64?)? in
             guard let intro = try body.object("introductoryPriceInfo") else { return nil }
-            let micros = try intro.int64("introductoryPriceAmountMicros")
-            if let micros, micros < 0 { throw PayloadError(detail: "\(intro.path).introductoryPriceAmountMicros is negative: \(micros)") }
-            return (try intro.int64("introductoryPriceCycles"), micros)
+            return (try intro.int64("introductoryPriceCycles"), try intro.micros("introductoryPriceAmountMicros"))
         }
         if intro != nil { flags.insert(.offer) }
         // `priceChange.state` 0: a price increase awaits the user's consent, so a system cancellation declined it.

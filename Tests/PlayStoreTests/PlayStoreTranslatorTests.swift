@@ -65,6 +65,18 @@ struct NotificationTests {
         }
         #expect(parts.contains { $0.detail.contains("recurringPrice is out of range: units -4") }, "\(parts)")
         #expect(facts.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
+        // A negative introductory price makes `introductoryPriceInfo` a quarantined part; the resource is used.
+        let intro = v1JSON(start: start, expiry: expiry, orderId: "GPA.3", paymentState: 1, autoRenewing: true)
+            .replacingOccurrences(of: "{", with: #"{"introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","#
+                                    + #""introductoryPriceAmountMicros":"-990000","introductoryPricePeriod":"P1M","#
+                                    + #""introductoryPriceCycles":1},"#, options: .anchored)
+        let withIntro = translator.translate(try record(.googleSubscriptionV1, intro, receivedAt: start + 5_000, token: "tok-n3",
+                                                        product: "premium_monthly"))
+        guard case .used(_, let introParts) = withIntro else {
+            Issue.record("the v1 resource was not used: \(withIntro)")
+            return
+        }
+        #expect(introParts.contains { $0.detail.contains("introductoryPriceAmountMicros is negative: -990000") }, "\(introParts)")
     }
 
     /// A refund request under review (`pendingRefundReviewNotification`, in Google's RTDN reference since 2025)
