@@ -292,16 +292,22 @@ enum LedgerSchema {
 
     /// Where the records ended: by source, outcome, reason and whether their subject is a test purchase's (some
     /// record of the same platform and subject was excluded as `test`; `records_test_subjects` holds them), with
-    /// how many had `received_at` in seconds. Every record, or (``runOutcomes``) the records of one run, read
-    /// through `records_by_run` so that an ingest counts its own records in the time it took to write them.
+    /// how many had `received_at` in seconds. Every record, the test subjects joined as one set (PostgreSQL hashes
+    /// it once).
     static let recordOutcomes = outcomes(of: "")
-    static let runOutcomes = outcomes(of: "WHERE r.run = ?")
+
+    /// ``recordOutcomes`` for the records of one run (PostgreSQL), read through `records_by_run` so that an ingest
+    /// counts its own records in the time it took to write them; each record's test subject is probed through
+    /// `records_test_subjects`. Not joined to the set: a run's id is new, absent from the server's statistics
+    /// until its next `ANALYZE`, so the planner expects one row and rescanned the whole set for each record
+    /// (154 s for a run of 195,000 records that the probes count in under a second).
+    static let runOutcomes = probedOutcomes(of: "WHERE r.run = ?")
 
     /// ``recordOutcomes`` and ``runOutcomes`` over a range of rowids (SQLite, ``SQLLedger/outcomeQueries(run:)``).
-    /// The test subjects are looked up per record through `records_test_subjects`: joined to the materialized
-    /// set instead, SQLite takes a range of one run's rowids for a few rows and scans the whole set for each.
-    static let recordOutcomesInRowids = rangeOutcomes(of: "WHERE r.rowid BETWEEN ? AND ?")
-    static let runOutcomesInRowids = rangeOutcomes(of: "WHERE r.run = ? AND r.rowid BETWEEN ? AND ?")
+    /// The test subjects are probed per record too: joined to the materialized set instead, SQLite takes a range
+    /// of one run's rowids for a few rows and scans the whole set for each.
+    static let recordOutcomesInRowids = probedOutcomes(of: "WHERE r.rowid BETWEEN ? AND ?")
+    static let runOutcomesInRowids = probedOutcomes(of: "WHERE r.run = ? AND r.rowid BETWEEN ? AND ?")
 
     /// The rowids of every record, or of one run's (`run = ?`), as (smallest, largest).
     static let recordRowids = "SELECT MIN(rowid), MAX(rowid) FROM records"
@@ -322,7 +328,7 @@ enum LedgerSchema {
         """
     }
 
-    private static func rangeOutcomes(of records: String) -> String {
+    private static func probedOutcomes(of records: String) -> String {
         """
         SELECT r.source, r.outcome, COALESCE(r.reason, ''),
             CASE WHEN r.subject IS NOT NULL AND EXISTS (

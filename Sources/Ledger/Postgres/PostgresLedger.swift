@@ -31,6 +31,9 @@ public final class PostgresLedger: SQLLedger {
     public init(_ location: PostgresLocation, access: LedgerAccess) throws(LedgerError) {
         postgres = location
         session = try PostgresSession(location)
+        // Every cursor here is read to its end (``eachRow(_:_:_:)``): the server is to plan for the whole result,
+        // not for its first tenth (its default for cursors, which favours nested loops over hashing).
+        try session.query("SET cursor_tuple_fraction = 1")
         let standing = try LedgerMigrator().standing(of: session)
         if access == .readOnly && !standing.isReadable {
             throw LedgerError(kind: standing == .empty ? .foreign : .needsReprocess, path: location.description,
