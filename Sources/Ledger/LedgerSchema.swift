@@ -65,10 +65,12 @@ enum LedgerSchema {
         RETURNING path
         """
 
-    /// The file's row, unless another process holds it this moment (then no row: it is being claimed).
-    static let lockFileRow = """
-        SELECT size, sha256, state, lease_owner, lease_until FROM files WHERE path = ? FOR UPDATE SKIP LOCKED
-        """
+    /// The file's row as last committed, read without waiting for a process that holds it.
+    static let fileClaimState = "SELECT size, sha256, state, lease_owner, lease_until FROM files WHERE path = ?"
+
+    /// ``fileClaimState``'s row, locked, unless another process holds it this moment (then no row: it is being
+    /// claimed or written).
+    static let lockFileRow = fileClaimState + " FOR UPDATE SKIP LOCKED"
 
     static let takeLease = "UPDATE files SET lease_owner = ?, lease_until = ? WHERE path = ?"
 

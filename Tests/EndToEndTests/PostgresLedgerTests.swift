@@ -125,6 +125,34 @@ struct PostgresLedgerTests {
         }
     }
 
+    /// A file whose row another process's store holds (the store updates the row of the file it writes until
+    /// its transaction commits, a whole batch later) is passed over at once: claimed elsewhere while that
+    /// process's claim lasts, unchanged once done. A claim that waited for the row instead gave up after 5 s and
+    /// read the file a second time, and a process behind another's every file read nothing of its own.
+    @Test func aClaimPassesOverAFileAnotherProcessIsWritingWithoutWaiting() throws {
+        let location = try #require(PostgresLocation(try Self.server().database("claims"), environment: [:]))
+        let lock = try PostgresLedger(location, access: .readWrite).lockForWriting(.shared, timeout: .seconds(10))
+        defer { lock.release() }
+        let writing = FileFingerprint(path: "archives/2025-01-01.ndjson.gz", size: 10, sha256: String(repeating: "a", count: 64))
+        let written = FileFingerprint(path: "archives/2025-01-02.ndjson.gz", size: 20, sha256: String(repeating: "b", count: 64))
+        let first = try PostgresFileClaimer(location: location)
+        let second = try PostgresFileClaimer(location: location)
+        #expect(first.claim(writing) == .read && first.claim(written) == .read)
+        let store = try PostgresSession(location)
+        try store.query("UPDATE files SET state = 'done', lease_owner = NULL, lease_until = NULL WHERE path = ?",
+                        [.text(written.path)])
+        try store.query("BEGIN")
+        for file in [writing, written] {
+            try store.query(LedgerSchema.fileProgress, [.integer(5), .integer(5), .text(file.path)])
+        }
+        let clock = ContinuousClock()
+        var claims: [FileClaim] = []
+        let waited = clock.measure { claims = [second.claim(writing), second.claim(written)] }
+        try store.query("ROLLBACK")
+        #expect(claims == [.claimedElsewhere, .unchanged])
+        #expect(waited < .seconds(2), "the claims waited \(waited) for the other process's transaction")
+    }
+
     /// Three ingests over the same inputs at once, one killed with SIGKILL mid-way: the others take its files
     /// over once its claims expire, and the ledger ends as one ingest alone leaves it.
     @Test func threeConcurrentIngestsOneKilledGiveTheLedgerOfOne() throws {
