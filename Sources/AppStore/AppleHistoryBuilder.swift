@@ -26,8 +26,6 @@ import Facts
 /// - a period nothing continues ends `billingIssue` when an episode starts at its end, `voluntary` when the last
 ///   auto-renew state at or before its end is off, else for the reason its expiry states, else `unknown`.
 public struct AppleHistoryBuilder: Sendable {
-    /// Apple retries a failed renewal for up to 60 days (ms).
-    static let longestRetry: Millis = 60 * 86_400_000
 
     /// A builder; it holds no state, so one serves every subscription.
     public init() {}
@@ -270,9 +268,8 @@ public struct AppleHistoryBuilder: Sendable {
         }.sorted()
         return graceByStart.keys.sorted().map { failedAt in
             let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
-            let retryEnd = failedAt.addingReportingOverflow(Self.longestRetry)
             // Never past Apple's longest retry: a later episode's notice cannot end this one.
-            let longest = retryEnd.overflow ? Millis.max : retryEnd.partialValue
+            let longest = BillingEpisode.latestLoss(failedAt: failedAt)
             let lostAt = min(billingExpiries.first { $0 >= failedAt } ?? longest, longest)
             if let recovery = periods.first(where: { $0.start >= failedAt && $0.start < lostAt }) {
                 return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .recovered(at: recovery.start))

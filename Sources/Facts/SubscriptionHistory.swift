@@ -136,6 +136,17 @@ public struct BillingEpisode: Sendable, Hashable {
         self.outcome = outcome
     }
 
+    /// The longest a store keeps retrying a failed renewal (ms): 60 days, Apple's billing retry and Google's
+    /// grace period and account hold together (`metrics.md`). After it, a renewal period's outcome is final.
+    public static let longestRetry: Millis = 60 * 86_400_000
+
+    /// E + ``longestRetry`` for an episode that failed at `failedAt` (saturating at `Millis.max`): the latest an
+    /// unrecovered episode can be lost, and when it is lost where the archive shows no outcome.
+    public static func latestLoss(failedAt: Millis) -> Millis {
+        let sum = failedAt.addingReportingOverflow(longestRetry)
+        return sum.overflow ? Millis.max : sum.partialValue
+    }
+
     /// How an episode ended. Every episode has an outcome: where the archive shows none, the store's longest
     /// retry decides it (`metrics.md`). `Metrics` turns outcomes after the as-of time into open.
     public enum Outcome: Sendable, Hashable {

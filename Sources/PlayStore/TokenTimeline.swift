@@ -12,9 +12,9 @@ import Facts
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
 ///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
-///   REVOKED, or a non-user CANCELED in hold loses it, never later than E + ``longestRecovery``; an episode the
-///   archive shows no outcome of is lost then (`metrics.md`: "where the archive never shows how a retry phase
-///   ended").
+///   REVOKED, or a non-user CANCELED in hold loses it, never later than E + ``BillingEpisode/longestRetry`` (a
+///   grace period of at most 30 days, then an account hold of at most 30); an episode the archive shows no
+///   outcome of is lost then (`metrics.md`: "where the archive never shows how a retry phase ended").
 /// - PAUSED ends the current order with `.paused`; the order that resumes it starts a new period.
 /// - A deferred upgrade or downgrade (v1 `paymentState` 3) grants nothing until a resource shows its order paid:
 ///   that order starts then (or when announced), not at the token's `startTime`.
@@ -34,10 +34,6 @@ struct TokenTimeline {
         var graceEnd: Millis?
     }
 
-    /// Google's longest recovery after a failed renewal (ms): a grace period of at most 30 days, then an account
-    /// hold of at most 30 days. An episode not recovered by E + this is lost.
-    static let longestRecovery: Millis = 60 * 86_400_000
-
     init(_ facts: TokenFacts) {
         var orderIndex: [String: Int] = [:]
         var phase = Phase.none
@@ -48,12 +44,12 @@ struct TokenTimeline {
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
-        /// Ends the open episode with `outcome`, `nil` when the archive shows none: a loss falls at E +
-        /// ``longestRecovery`` at the latest, when Google has given up retrying whatever the archive shows later.
+        /// Ends the open episode with `outcome`, `nil` when the archive shows none: a loss falls at
+        /// ``BillingEpisode/latestLoss(failedAt:)`` at the latest, when Google has given up retrying whatever the
+        /// archive shows later.
         func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
-            let sum = episode.failedAt.addingReportingOverflow(Self.longestRecovery)
-            let longest = sum.overflow ? Millis.max : sum.partialValue
+            let longest = BillingEpisode.latestLoss(failedAt: episode.failedAt)
             let ended: BillingEpisode.Outcome = switch outcome {
             case .recovered(let at)?: .recovered(at: at)
             case .lost(let at)?: .lost(at: min(at, longest))

@@ -13,9 +13,6 @@ struct RetentionAggregator: Sendable {
     /// Members by their count of non-revoked paid periods.
     private var histograms: [Key: [Int: Int]] = [:]
 
-    /// 60 days (ms): the longest billing retry, after which a renewal period's outcome is final.
-    private static let retryWindow: Millis = 60 * 24 * 3_600_000
-
     mutating func add(_ timeline: Timeline, prices: PriceList, months: inout MonthTable) {
         let history = timeline.history
         let paid = history.periods.filter { !$0.isTrial && $0.start <= timeline.asOf }
@@ -37,7 +34,7 @@ struct RetentionAggregator: Sendable {
                 let retained = histogram.reduce(0) { $0 + ($1.key >= k + 1 ? $1.value : 0) }
                 rows.append(RetentionCohortRow(
                     cohortMonth: MonthTable.label(key.month), platform: key.platform, duration: key.duration,
-                    cohortSize: size, period: k, retained: retained, complete: FullWidth.add(due, Self.retryWindow) <= months.asOf))
+                    cohortSize: size, period: k, retained: retained, complete: FullWidth.add(due, BillingEpisode.longestRetry) <= months.asOf))
                 k += 1
             }
         }
