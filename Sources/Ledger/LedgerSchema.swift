@@ -294,29 +294,9 @@ enum LedgerSchema {
 
     /// Where the records ended: by source, outcome, reason and whether their subject is a test purchase's (some
     /// record of the same platform and subject was excluded as `test`; `records_test_subjects` holds them), with
-    /// how many had `received_at` in seconds. Every record, the test subjects joined as one set (PostgreSQL hashes
-    /// it once).
-    static let recordOutcomes = outcomes(of: "")
-
-    /// ``recordOutcomes`` for the records of one run (PostgreSQL), read through `records_by_run` so that an ingest
-    /// counts its own records in the time it took to write them; each record's test subject is probed through
-    /// `records_test_subjects`. Not joined to the set: a run's id is new, absent from the server's statistics
-    /// until its next `ANALYZE`, so the planner expects one row and rescanned the whole set for each record
-    /// (154 s for a run of 195,000 records that the probes count in under a second).
-    static let runOutcomes = probedOutcomes(of: "WHERE r.run = ?")
-
-    /// ``recordOutcomes`` and ``runOutcomes`` over a range of rowids (SQLite, ``SQLLedger/outcomeQueries(run:)``).
-    /// The test subjects are probed per record too: joined to the materialized set instead, SQLite takes a range
-    /// of one run's rowids for a few rows and scans the whole set for each.
-    static let recordOutcomesInRowids = probedOutcomes(of: "WHERE r.rowid BETWEEN ? AND ?")
-    static let runOutcomesInRowids = probedOutcomes(of: "WHERE r.run = ? AND r.rowid BETWEEN ? AND ?")
-
-    /// The rowids of every record, or of one run's (`run = ?`), as (smallest, largest).
-    static let recordRowids = "SELECT MIN(rowid), MAX(rowid) FROM records"
-    static let runRowids = "SELECT MIN(rowid), MAX(rowid) FROM records WHERE run = ?"
-
-    private static func outcomes(of records: String) -> String {
-        """
+    /// how many had `received_at` in seconds. Every record, the test subjects joined as one set, which PostgreSQL
+    /// hashes once (SQLite counts them from ``outcomeRows``).
+    static let recordOutcomes = """
         WITH marked AS (
             SELECT DISTINCT platform, subject FROM records
             WHERE outcome = 'excluded' AND reason = 'test' AND subject IS NOT NULL
@@ -325,13 +305,15 @@ enum LedgerSchema {
             CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
         FROM records r
         LEFT JOIN marked m ON m.platform = r.platform AND m.subject = r.subject
-        \(records)
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
-    }
 
-    private static func probedOutcomes(of records: String) -> String {
-        """
+    /// ``recordOutcomes`` for the records of one run (PostgreSQL), read through `records_by_run` so that an ingest
+    /// counts its own records in the time it took to write them; each record's test subject is probed through
+    /// `records_test_subjects`. Not joined to the set: a run's id is new, absent from the server's statistics
+    /// until its next `ANALYZE`, so the planner expects one row and rescanned the whole set for each record
+    /// (154 s for a run of 195,000 records that the probes count in under a second).
+    static let runOutcomes = """
         SELECT r.source, r.outcome, COALESCE(r.reason, ''),
             CASE WHEN r.subject IS NOT NULL AND EXISTS (
                 SELECT 1 FROM records t
@@ -339,10 +321,27 @@ enum LedgerSchema {
             ) THEN 1 ELSE 0 END,
             COUNT(*), CAST(SUM(CASE WHEN r.flags & 1 <> 0 THEN 1 ELSE 0 END) AS BIGINT)
         FROM records r
-        \(records)
+        WHERE r.run = ?
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         """
-    }
+
+    /// What SQLite counts ``recordOutcomes`` from, in one pass of its own (``SQLiteLedger/outcomeCounts(run:)``):
+    /// every record's source, outcome, reason, subject and flags, or one run's (`run = ?`, through
+    /// `records_by_run`), in no particular order.
+    static let outcomeRows = "SELECT source, outcome, reason, platform, subject, flags FROM records"
+    static let runOutcomeRows = outcomeRows + " WHERE run = ?"
+
+    /// The subjects of test purchases, each as often as it has test records (the partial index
+    /// `records_test_subjects` holds them all and answers alone).
+    static let testSubjects = """
+        SELECT platform, subject FROM records
+        WHERE outcome = 'excluded' AND reason = 'test' AND platform IS NOT NULL AND subject IS NOT NULL
+        """
+
+    /// Whether the subject (platform = ?, subject = ?) is a test purchase's: one probe of `records_test_subjects`.
+    static let isTestSubject = """
+        SELECT 1 FROM records WHERE outcome = 'excluded' AND reason = 'test' AND platform = ? AND subject = ? LIMIT 1
+        """
 
     /// Records with `received_at` in seconds, and parts of used records quarantined on their own: the partial
     /// indexes `records_in_seconds` and `quarantine_parts` hold them (their conditions are these).

@@ -209,23 +209,25 @@ extension SQLLedger {
     }
 
     public func recordOutcomes(run: String?) throws(LedgerError) -> RecordOutcomes {
-        var outcomes = RecordOutcomes()
-        // A group's count may come in parts, one per query; adding them up is the whole.
-        for (sql, values) in try outcomeQueries(run: run) {
-            try eachRow(sql, values) { row throws(LedgerError) in
-                let source = try row.requiredText(0)
-                let count = Int(try row.requiredInteger(4))
-                var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
-                if try row.requiredInteger(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
-                outcomes.add(source: source, excludedFor: reason, count: count)
-                outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
-            }
-        }
+        var outcomes = try outcomeCounts(run: run)
         let conflicts: (sql: String, values: [SQLValue]) = run.map {
             (LedgerSchema.runMessageIdConflicts(messagesOnly: searchesConflictsInMessageKeysOnly), [.text($0)])
         } ?? (LedgerSchema.messageIdConflicts, [])
         try eachRow(conflicts.sql, conflicts.values) { row throws(LedgerError) in
             outcomes.messageIdConflicts = Int(try row.integer(0) ?? 0)
+        }
+        return outcomes
+    }
+
+    /// The outcome counts of a query grouped as ``LedgerSchema/recordOutcomes`` is: source, outcome, reason,
+    /// whether the subject is a test purchase's, count, and how many had `received_at` in seconds.
+    func groupedOutcomes(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> RecordOutcomes {
+        var outcomes = RecordOutcomes()
+        try eachRow(sql, values) { row throws(LedgerError) in
+            var reason: String? = try row.text(1) == "used" ? nil : try row.text(2)
+            if try row.requiredInteger(3) != 0, reason == nil { reason = ExclusionReason.test.rawValue }
+            outcomes.add(source: try row.requiredText(0), excludedFor: reason, count: Int(try row.requiredInteger(4)))
+            outcomes.receivedInSeconds += Int(try row.integer(5) ?? 0)
         }
         return outcomes
     }

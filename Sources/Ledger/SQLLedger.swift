@@ -49,10 +49,10 @@ protocol SQLLedger: LedgerStore {
     func structuralProblems(thorough: Bool) throws(LedgerError) -> [String]
     /// What to do about a damaged ledger: appended to every message that says it is damaged.
     var recovery: String { get }
-    /// The queries whose rows, added up, are ``LedgerStore/recordOutcomes(run:)`` (``LedgerSchema/recordOutcomes``):
-    /// one on an engine that aggregates by hashing, several over ranges of records where grouping sorts every
-    /// row read (SQLite), so that memory does not grow with the records counted.
-    func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])]
+    /// ``LedgerStore/recordOutcomes(run:)`` without its message-id conflicts: the records by source and where
+    /// they ended, a test purchase's records as excluded. PostgreSQL groups them in one query
+    /// (``LedgerSchema/recordOutcomes``); SQLite, which groups by sorting every row, counts them in one pass here.
+    func outcomeCounts(run: String?) throws(LedgerError) -> RecordOutcomes
     /// Whether the search of a run's message-id conflicts names the message keys as a range of its own
     /// (``LedgerSchema/runMessageIdConflicts(messagesOnly:)``): PostgreSQL hashes what it searches, SQLite
     /// walks each message's own keys and would take that range in their place.

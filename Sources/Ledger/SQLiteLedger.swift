@@ -19,9 +19,9 @@ public final class SQLiteLedger: SQLLedger {
     let connection: SQLiteConnection
     private var statements: [SQLiteStatement] = []
     private(set) var inTransaction = false
-    /// Records per query of ``outcomeQueries(run:)``: SQLite groups by sorting every row read, in memory up to the
-    /// page cache's size, so one query over the 1.35 million records of a large ingest held 64 MiB more at its end.
-    var outcomeRowsPerQuery: Int64 = 1 << 17
+    /// The size of the ``TestSubjectFilter`` of ``outcomeCounts(run:)``, as a power of 2 bits. Tests shrink it so that
+    /// most subjects seem test purchases' and only the probes of the ledger can tell.
+    var testSubjectFilterBitsLog2 = 24
     /// How many facts the open transaction staged and has not inserted yet (``SQLiteLedger/insertPendingFacts()``);
     /// the commit and every shared statement on the facts table insert them first.
     var pendingFactCount = 0
@@ -114,20 +114,6 @@ public final class SQLiteLedger: SQLLedger {
     }
 
     var recovery: String { Self.recovery(path) }
-
-    func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])] {
-        var bounds: (Int64, Int64)?
-        try eachRow(run == nil ? LedgerSchema.recordRowids : LedgerSchema.runRowids, run.map { [.text($0)] } ?? []) {
-            row throws(LedgerError) in
-            if let first = try row.integer(0), let last = try row.integer(1) { bounds = (first, last) }
-        }
-        guard let (first, last) = bounds else { return [] }
-        return stride(from: first, through: last, by: Int(outcomeRowsPerQuery)).map { start in
-            let end = min(last, start + outcomeRowsPerQuery - 1)
-            return run.map { (LedgerSchema.runOutcomesInRowids, [.text($0), .integer(start), .integer(end)]) }
-                ?? (LedgerSchema.recordOutcomesInRowids, [.integer(start), .integer(end)])
-        }
-    }
 
     var searchesConflictsInMessageKeysOnly: Bool { false }
 

@@ -47,6 +47,15 @@ final class SQLiteStatement {
         try check(code)
     }
 
+    /// Binds `text`, bytes another statement's ``textBytes(_:)`` lent (SQLite copies them).
+    func bind(_ index: Int32, text: UnsafeRawBufferPointer) throws(LedgerError) {
+        guard let start = text.baseAddress, !text.isEmpty else {
+            return try check(sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient))
+        }
+        try check(sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(text.count),
+                                    SQLiteStatement.transient))
+    }
+
     func bind(_ index: Int32, _ value: Int64?) throws(LedgerError) {
         guard let value else { return try check(sqlite3_bind_null(handle, index)) }
         try check(sqlite3_bind_int64(handle, index, value))
@@ -95,6 +104,13 @@ final class SQLiteStatement {
     }
 
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+
+    /// The column's text as SQLite holds it, not copied: valid until the statement steps or resets (read other
+    /// columns freely, never this one as another type). `nil` for NULL.
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
 
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))

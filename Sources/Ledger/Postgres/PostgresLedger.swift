@@ -125,8 +125,9 @@ public final class PostgresLedger: SQLLedger {
     func structuralProblems(thorough: Bool) throws(LedgerError) -> [String] { [] }
 
     /// One query: PostgreSQL groups the few outcome groups by hashing, whatever the number of records.
-    func outcomeQueries(run: String?) throws(LedgerError) -> [(sql: String, values: [SQLValue])] {
-        [run.map { (LedgerSchema.runOutcomes, [.text($0)]) } ?? (LedgerSchema.recordOutcomes, [])]
+    func outcomeCounts(run: String?) throws(LedgerError) -> RecordOutcomes {
+        guard let run else { return try groupedOutcomes(LedgerSchema.recordOutcomes, []) }
+        return try groupedOutcomes(LedgerSchema.runOutcomes, [.text(run)])
     }
 
     var searchesConflictsInMessageKeysOnly: Bool { true }
