@@ -109,11 +109,14 @@ public protocol LedgerStore: AnyObject {
     func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int)
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
-    /// Streams the subscriptions of a range of buckets (``LedgerBucket``): each once, with all its facts, Google
-    /// chains (``Fact/Kind/link``) joined under the chain's first subject, whose bucket decides the slice the
-    /// chain belongs to. Within a group facts are sorted by (at, kind, observedAt, ref, then every other column).
-    /// Subscriptions come in no particular order; only the current one is held in memory.
-    func forEachSubscription(buckets: ClosedRange<Int>,
+    /// Streams the subscriptions of the ranges of buckets (``LedgerBucket``) `nextRange` hands out, one range after
+    /// another until it gives `nil`: each subscription once, with all its facts, Google chains
+    /// (``Fact/Kind/link``) joined under the chain's first subject, whose bucket decides the slice the chain
+    /// belongs to. Within a group facts are sorted by (at, kind, observedAt, ref, then every other column).
+    /// Subscriptions come in no particular order; only the current one is held in memory. Ranges asked of one
+    /// call share its reading of the chains, so threads that take ranges from one list as they get free
+    /// (``ReportSlices``) pay for it once each.
+    func forEachSubscription(inRanges nextRange: () -> ClosedRange<Int>?,
                              _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws
     /// The records a reference names: a dedup key, or a place (`FILE:POSITION`, `FILE[MEMBER]:POSITION`) where
     /// a record was first read; each with its payload and the facts it stated first.
@@ -256,4 +259,11 @@ public protocol ReprocessQueueReader: AnyObject, Sendable {
 extension LedgerStore {
     /// ``statistics(readingEventRange:)`` with the facts' event range.
     public func statistics() throws(LedgerError) -> IngestStatistics { try statistics(readingEventRange: true) }
+
+    /// ``forEachSubscription(inRanges:_:)`` of one range of buckets.
+    public func forEachSubscription(buckets: ClosedRange<Int>,
+                                    _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
+        var pending: ClosedRange<Int>? = buckets
+        try forEachSubscription(inRanges: { defer { pending = nil }; return pending }, body)
+    }
 }

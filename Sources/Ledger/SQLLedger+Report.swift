@@ -2,18 +2,24 @@ import Facts
 import Ingest
 
 extension SQLLedger {
-    /// Streams the subscriptions of the buckets in `buckets` (all of them: `0...LedgerBucket.count - 1`), each
-    /// with all its facts, Google chains joined under their first subject (see
-    /// ``LedgerStore/forEachSubscription(buckets:_:)``).
+    /// Streams the subscriptions of the bucket ranges `nextRange` hands out, each with all its facts, Google
+    /// chains joined under their first subject (see ``LedgerStore/forEachSubscription(inRanges:_:)``).
     ///
-    /// First the chain root of every linked subject goes into the session's `chain_roots` table, then two scans
-    /// hand over the subscriptions: those of no chain in primary-key order, then the chains whose first subject
-    /// is in the range. A group is handed to `body` as soon as the next one starts, its facts sorted as the
+    /// First the chain root of every linked subject goes into the session's `chain_roots` table, once; then two
+    /// scans per range hand over the subscriptions: those of no chain in primary-key order, then the chains whose
+    /// first subject is in the range. A group is handed to `body` as soon as the next one starts, its facts sorted as the
     /// history builders expect: memory holds one subscription and the links, not the ledger.
-    public func forEachSubscription(buckets: ClosedRange<Int>,
+    public func forEachSubscription(inRanges nextRange: () -> ClosedRange<Int>?,
                                     _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
         try loadChainRoots(try chainRoots())
-        let range: [SQLValue] = [.integer(Int64(buckets.lowerBound)), .integer(Int64(buckets.upperBound))]
+        while let buckets = nextRange() {
+            try handSubscriptions(inBuckets: [.integer(Int64(buckets.lowerBound)), .integer(Int64(buckets.upperBound))], body)
+        }
+    }
+
+    /// The subscriptions of one range of buckets (its bounds as the queries' values), the chain roots loaded.
+    private func handSubscriptions(inBuckets range: [SQLValue],
+                                   _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
         for sql in [LedgerSchema.unchainedFacts, LedgerSchema.chainedFacts] {
             var current: (platform: Platform, id: String)?
             var group: [Fact] = []

@@ -117,7 +117,7 @@ public struct ReportJob {
             }
             let engine = settings.slices > 1
                 ? try ReportSlices(location: location, options: opening.options, progress: progress)
-                    .fold(ranges: LedgerBucket.ranges(settings.slices))
+                    .fold(slices: settings.slices)
                 : try foldWhole(ledger: ledger, options: opening.options)
             return (opening, engine)
         }
@@ -141,8 +141,8 @@ public struct ReportJob {
     private func foldWhole(ledger: any LedgerStore, options: ReportOptions) throws(ReportJobError) -> MetricsEngine {
         let counter = SubscriptionCounter(output: progress)
         defer { counter.finish() }
-        return try ReportSlices.foldSlice(ledger: ledger, buckets: 0...LedgerBucket.count - 1, options: options,
-                                          counter: counter)
+        return try ReportSlices.fold(ledger: ledger, buckets: 0...LedgerBucket.count - 1, options: options,
+                                     counter: counter)
     }
 
     /// Computes slice `shard` (1-based) of `shards` of the subscriptions (a range of buckets) and writes its
@@ -154,7 +154,7 @@ public struct ReportJob {
         let buckets = LedgerBucket.range(slice: shard, of: shards)
         let counter = SubscriptionCounter(output: progress)
         defer { counter.finish() }
-        let engine = try ReportSlices.foldSlice(ledger: ledger, buckets: buckets, options: basis.options, counter: counter)
+        let engine = try ReportSlices.fold(ledger: ledger, buckets: buckets, options: basis.options, counter: counter)
         let partial = PartialState(engine: engine, context: basis.context(generatedBy: settings.generatedBy),
                                    coverage: [buckets.lowerBound..<buckets.upperBound + 1])
         do {

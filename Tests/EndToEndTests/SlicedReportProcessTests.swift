@@ -75,6 +75,16 @@ struct SlicedReportProcessTests {
             }
             #expect(merged.coverage == [0..<LedgerBucket.count])
             #expect(merged.engine.finish() == whole.tables, "cuts \(cuts)")
+
+            // The same ranges handed out in a random order to one scan (as a thread of a report in slices takes
+            // them): one engine, the same tables.
+            var ranges = zip(bounds, bounds.dropFirst()).map { $0...($1 - 1) }.shuffled()
+            var engine = MetricsEngine(options: ReportOptions(asOf: whole.asOf))
+            try ledger.forEachSubscription(inRanges: { ranges.popLast() }) { platform, id, facts in
+                engine.add(platform == .apple ? AppleHistoryBuilder().history(id: id, facts: facts)
+                                              : GoogleHistoryBuilder().history(id: id, facts: facts))
+            }
+            #expect(ranges.isEmpty && engine.finish() == whole.tables, "cuts \(cuts)")
         }
     }
 
