@@ -153,7 +153,7 @@ import Glibc
     /// as for `report`, and leaves nothing behind.
     @Test func reprocessOfALedgerThatIsNotThereIsAUsageError() throws {
         let directory = try TemporaryDirectory()
-        FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: Data()))
         for database in ["nothere.sqlite", "empty.sqlite"] {
             let reprocess = try Self.run(["reprocess", "--db", database], in: directory, tag: "reprocess-\(database)")
             #expect(reprocess.status == 2, "\(database): \(reprocess.stderr)")
