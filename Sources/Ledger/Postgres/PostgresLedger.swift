@@ -139,17 +139,24 @@ public final class PostgresLedger: SQLLedger {
         """
     }
 
-    /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds one page.
+    /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds two pages: the
+    /// next page is asked for before the rows of the current one go to `body`, so the server makes it meanwhile
+    /// (one page after the other, client and server took turns: a 1-slice report of the bench ledger spent 8.4 s
+    /// for 5.3 s of its own CPU). The cursor is insensitive, so statements `body` runs meanwhile change nothing
+    /// it reads.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         statedFacts.forget(before: sql)
         let ownTransaction = !inTransaction
         if ownTransaction { try session.query("BEGIN") }
         do {
             try session.query("DECLARE subledger_rows NO SCROLL CURSOR FOR " + sql, values)
+            var next = try session.send("FETCH 4096 FROM subledger_rows")
             while true {
-                let page = try session.query("FETCH 4096 FROM subledger_rows")
+                let page = try next.rows()
+                let more = page.count == 4096
+                if more { next = try session.send("FETCH 4096 FROM subledger_rows") }
                 for row in page { try body(row) }
-                if page.count < 4096 { break }
+                if !more { break }
             }
             try session.query("CLOSE subledger_rows")
             if ownTransaction { try session.query("COMMIT") }

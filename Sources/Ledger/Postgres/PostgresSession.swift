@@ -59,6 +59,41 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// Sends `sql` and returns at once: ``PendingRows/rows()`` waits for its rows. A reader folds one page of a
+    /// cursor while the server makes the next (``PostgresLedger/eachRow(_:_:_:)``); statements sent after it on
+    /// this session run after it, in order.
+    func send(_ sql: String) throws(LedgerError) -> PendingRows {
+        try requireOpen(doing: "running a statement")
+        let query = PostgresQuery(unsafeSQL: PostgresSQL.numbered(sql), binds: PostgresBindings())
+        let connection = connection
+        let logger = logger
+        return PendingRows(session: self, sql: sql, running: Running {
+            try await connection.query(query, logger: logger).collect()
+        })
+    }
+
+    /// A statement sent by ``send(_:)``, its rows still to come.
+    struct PendingRows {
+        fileprivate let session: PostgresSession
+        fileprivate let sql: String
+        fileprivate let running: Running<[PostgresRow]>
+
+        /// Waits for the statement's rows (or why it failed, as ``query(_:_:)`` says it).
+        func rows() throws(LedgerError) -> [PostgresResultRow] {
+            let connection = session.connection
+            do {
+                return try running.wait(abandonWhen: { connection.isClosed }).map(PostgresResultRow.init)
+            } catch is Abandoned {
+                throw session.lost(doing: "running a statement")
+            } catch let error as LedgerError {
+                throw error
+            } catch {
+                throw PostgresSession.ledgerError(error, location: session.location, doing: "running a statement",
+                                                  statement: sql)
+            }
+        }
+    }
+
     /// Streams `rows` (text, one COPY row per element, columns separated by tabs) into `table`'s `columns`.
     func copy(into table: String, columns: [String], rows: [UInt8]) throws(LedgerError) {
         try requireOpen(doing: "copying into \(table)")
@@ -86,7 +121,7 @@ final class PostgresSession: @unchecked Sendable {
         throw lost(doing: doing)
     }
 
-    private func lost(doing: String) -> LedgerError {
+    fileprivate func lost(doing: String) -> LedgerError {
         LedgerError(kind: .unavailable, path: location.description,
                     message: "the connection to the PostgreSQL server was lost (\(doing)); run the command again once the server is back")
     }
@@ -109,21 +144,7 @@ final class PostgresSession: @unchecked Sendable {
     /// more slice to answer); the operation is then left to end on its own.
     static func blocking<T: Sendable>(timeout: DispatchTimeInterval? = nil, abandonWhen: (@Sendable () -> Bool)? = nil,
                                       _ operation: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = Outcome<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        let deadline = timeout.map { DispatchTime.now() + $0 }
-        var abandonedSlices = 0
-        while done.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
-            if let deadline, DispatchTime.now() >= deadline { throw Abandoned() }
-            abandonedSlices = abandonWhen?() == true ? abandonedSlices + 1 : 0
-            if abandonedSlices > 1 { throw Abandoned() }
-        }
-        guard let result = box.result else { preconditionFailure("the operation finished without a result") }
-        return try result.get()
+        try Running(operation).wait(timeout: timeout, abandonWhen: abandonWhen)
     }
 
     /// A server's error in the user's terms: what failed, the server's own message, never SQL (`statement`, the
@@ -160,12 +181,38 @@ final class PostgresSession: @unchecked Sendable {
     }
 }
 
-/// Carries a task's result to the waiting thread; the semaphore orders the write before the read.
 /// ``PostgresSession/blocking(timeout:abandonWhen:_:)`` stopped waiting before its operation ended.
 struct Abandoned: Error {}
 
-private final class Outcome<Value: Sendable>: @unchecked Sendable {
-    var result: Result<Value, any Error>?
+/// An `async` operation started on a task, and its result carried to the thread that waits for it; the semaphore
+/// orders the write before the read.
+final class Running<Value: Sendable>: @unchecked Sendable {
+    private var result: Result<Value, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `operation` now.
+    init(_ operation: @escaping @Sendable () async throws -> Value) {
+        Task {
+            do { self.result = .success(try await operation()) } catch { self.result = .failure(error) }
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the operation's result on a thread that may block (a stage thread, never the cooperative
+    /// pool's), in half-second slices. Stops waiting (throwing ``Abandoned``) once `timeout` has passed, or once
+    /// `abandonWhen` has held for two slices in a row (the operation gets one more slice to answer); the
+    /// operation is then left to end on its own. Call once.
+    func wait(timeout: DispatchTimeInterval? = nil, abandonWhen: (@Sendable () -> Bool)? = nil) throws -> Value {
+        let deadline = timeout.map { DispatchTime.now() + $0 }
+        var abandonedSlices = 0
+        while done.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+            if let deadline, DispatchTime.now() >= deadline { throw Abandoned() }
+            abandonedSlices = abandonWhen?() == true ? abandonedSlices + 1 : 0
+            if abandonedSlices > 1 { throw Abandoned() }
+        }
+        guard let result else { preconditionFailure("the operation finished without a result") }
+        return try result.get()
+    }
 }
 
 extension SQLValue {
