@@ -11,9 +11,13 @@ extension SQLLedger {
     /// history builders expect: memory holds one subscription and the links, not the ledger.
     public func forEachSubscription(inRanges nextRange: () -> ClosedRange<Int>?,
                                     _ body: (_ platform: Platform, _ id: String, _ facts: [Fact]) throws -> Void) throws {
+        // A thread that finds every range taken reads no chains.
+        guard var buckets = nextRange() else { return }
         try loadChainRoots(try chainRoots())
-        while let buckets = nextRange() {
+        while true {
             try handSubscriptions(inBuckets: [.integer(Int64(buckets.lowerBound)), .integer(Int64(buckets.upperBound))], body)
+            guard let next = nextRange() else { return }
+            buckets = next
         }
     }
 

@@ -105,6 +105,7 @@ struct ReportSlices {
 
     /// One engine per thread, computed at once, merged in thread order (the merge is exact whatever the order).
     func fold(slices: Int) throws(ReportJobError) -> MetricsEngine {
+        let slices = min(max(slices, 1), LedgerBucket.count)
         let ranges = LedgerBucket.ranges(slices * Self.rangesPerSlice)
         let taken = Atomic<Int>(0)
         let results = Mutex<[Int: Result<MetricsEngine, ReportJobError>]>([:])

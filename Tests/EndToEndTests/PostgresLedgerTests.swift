@@ -125,6 +125,32 @@ struct PostgresLedgerTests {
         }
     }
 
+    /// A cursor asks for its next page before it hands the current one on (``PostgresSession/send(_:)``). A read
+    /// that stops at its first row inside a transaction of the caller's (the body throws) leaves the transaction
+    /// usable and the next read whole, 25 times over: the session sends the cursor's `CLOSE` only once that page
+    /// came, since a statement's task may start before an earlier one's, and a late `FETCH` would abort the
+    /// transaction or take the first rows of the next read's cursor. (Tasks started this close together ran in
+    /// order in every run here, so the test guards the behaviour more than it catches the race.)
+    @Test func aReadThatStopsEarlyLeavesTheTransactionAndTheNextReadWhole() throws {
+        let location = try #require(PostgresLocation(try Self.server().database("fetch_ahead"), environment: [:]))
+        let ledger = try PostgresLedger(location, access: .readWrite)
+        let rows = "SELECT n FROM generate_series(1, 10000) AS n"
+        try ledger.beginTransaction()
+        for _ in 0..<25 {
+            var seen = 0
+            #expect(throws: LedgerError.self) {
+                try ledger.eachRow(rows, []) { _ throws(LedgerError) in
+                    seen += 1
+                    if seen == 1 { throw LedgerError(kind: .corrupt, path: "", message: "stop") }
+                }
+            }
+            var numbers: [Int64] = []
+            try ledger.eachRow(rows, []) { row throws(LedgerError) in numbers.append(try row.requiredInteger(0)) }
+            #expect(numbers == Array(1...10_000))
+        }
+        try ledger.commitTransaction()
+    }
+
     /// A file whose row another process's store holds (the store updates the row of the file it writes until
     /// its transaction commits, a whole batch later) is passed over at once: claimed elsewhere while that
     /// process's claim lasts, unchanged once done. A claim that waited for the row instead gave up after 5 s and

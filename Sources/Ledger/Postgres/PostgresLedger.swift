@@ -142,8 +142,8 @@ public final class PostgresLedger: SQLLedger {
     /// Reads through a cursor, a page of rows at a time, so that a scan of millions of facts holds two pages: the
     /// next page is asked for before the rows of the current one go to `body`, so the server makes it meanwhile
     /// (one page after the other, client and server took turns: a 1-slice report of the bench ledger spent 8.4 s
-    /// for 5.3 s of its own CPU). The cursor is insensitive, so statements `body` runs meanwhile change nothing
-    /// it reads.
+    /// for 5.3 s of its own CPU). A statement run meanwhile (by `body`, or the `ROLLBACK` after it threw) waits
+    /// for that page first (``PostgresSession/send(_:)``), so the server sees the session's statements in order.
     func eachRow(_ sql: String, _ values: [SQLValue], _ body: (any SQLRow) throws(LedgerError) -> Void) throws(LedgerError) {
         statedFacts.forget(before: sql)
         let ownTransaction = !inTransaction

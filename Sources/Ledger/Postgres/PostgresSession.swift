@@ -14,6 +14,9 @@ final class PostgresSession: @unchecked Sendable {
     let location: PostgresLocation
     private let connection: PostgresConnection
     private let logger: Logger
+    /// The statement ``send(_:)`` started and nobody has waited for yet: every statement after it waits for it
+    /// first, since each runs on a task of its own and tasks start in no particular order.
+    private var sent: Running<[PostgresRow]>?
 
     /// Connects to `location`; a server that cannot be reached is ``LedgerError/Kind/unavailable``.
     init(_ location: PostgresLocation) throws(LedgerError) {
@@ -60,16 +63,26 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Sends `sql` and returns at once: ``PendingRows/rows()`` waits for its rows. A reader folds one page of a
-    /// cursor while the server makes the next (``PostgresLedger/eachRow(_:_:_:)``); statements sent after it on
-    /// this session run after it, in order.
+    /// cursor while the server makes the next (``PostgresLedger/eachRow(_:_:_:)``). Any statement after it on
+    /// this session (a ``query(_:_:)``, a ``copy(into:columns:rows:)``, another send) first waits for it to end,
+    /// so the server sees them in the order they were asked for.
     func send(_ sql: String) throws(LedgerError) -> PendingRows {
+        settleSent()
         try requireOpen(doing: "running a statement")
         let query = PostgresQuery(unsafeSQL: PostgresSQL.numbered(sql), binds: PostgresBindings())
         let connection = connection
         let logger = logger
-        return PendingRows(session: self, sql: sql, running: Running {
-            try await connection.query(query, logger: logger).collect()
-        })
+        let running = Running { try await connection.query(query, logger: logger).collect() }
+        sent = running
+        return PendingRows(session: self, sql: sql, running: running)
+    }
+
+    /// Waits for the statement ``send(_:)`` started, if nobody has; its failure is left to its ``PendingRows``.
+    private func settleSent() {
+        guard let running = sent else { return }
+        sent = nil
+        let connection = connection
+        _ = try? running.wait(abandonWhen: { connection.isClosed })
     }
 
     /// A statement sent by ``send(_:)``, its rows still to come.
@@ -81,6 +94,7 @@ final class PostgresSession: @unchecked Sendable {
         /// Waits for the statement's rows (or why it failed, as ``query(_:_:)`` says it).
         func rows() throws(LedgerError) -> [PostgresResultRow] {
             let connection = session.connection
+            defer { if session.sent === running { session.sent = nil } }
             do {
                 return try running.wait(abandonWhen: { connection.isClosed }).map(PostgresResultRow.init)
             } catch is Abandoned {
@@ -130,6 +144,7 @@ final class PostgresSession: @unchecked Sendable {
     /// under it: the server stopped between ``requireOpen(doing:)`` and the statement reaching it, and
     /// postgres-nio 1.33 then never answers (an ingest hung for good on a server killed mid-run).
     private func onConnection<T: Sendable>(doing: String, _ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        settleSent()
         let connection = connection
         do {
             return try Self.blocking(abandonWhen: { connection.isClosed }, operation)
@@ -201,7 +216,7 @@ final class Running<Value: Sendable>: @unchecked Sendable {
     /// Waits for the operation's result on a thread that may block (a stage thread, never the cooperative
     /// pool's), in half-second slices. Stops waiting (throwing ``Abandoned``) once `timeout` has passed, or once
     /// `abandonWhen` has held for two slices in a row (the operation gets one more slice to answer); the
-    /// operation is then left to end on its own. Call once.
+    /// operation is then left to end on its own. Once it has ended, every wait returns its result at once.
     func wait(timeout: DispatchTimeInterval? = nil, abandonWhen: (@Sendable () -> Bool)? = nil) throws -> Value {
         let deadline = timeout.map { DispatchTime.now() + $0 }
         var abandonedSlices = 0
@@ -210,6 +225,7 @@ final class Running<Value: Sendable>: @unchecked Sendable {
             abandonedSlices = abandonWhen?() == true ? abandonedSlices + 1 : 0
             if abandonedSlices > 1 { throw Abandoned() }
         }
+        done.signal()
         guard let result else { preconditionFailure("the operation finished without a result") }
         return try result.get()
     }
