@@ -26,9 +26,10 @@ enum SQLDialect: Sendable, Hashable {
 /// GRDB's `DatabaseMigrator` does it. A step is never edited once released; a change is a new step.
 struct LedgerMigration: Sendable {
     var name: String
-    /// The step only adds or drops indexes: readers work without it and the facts stay as they are, so a
-    /// ledger waiting for it is neither stale nor refused to read-only commands; the next writer applies it.
-    var onlyIndexes = false
+    /// The step adds or drops only what no reader uses (indexes, a writer's work tables): readers work without
+    /// it and the facts stay as they are, so a ledger waiting for it is neither stale nor refused to read-only
+    /// commands; the next writer applies it.
+    var onlyForWriters = false
     /// The engines whose ledgers run the statements; the others record the step as applied and change nothing
     /// (an index one engine's queries never use).
     var engines: Set<SQLDialect> = [.sqlite, .postgres]
@@ -41,11 +42,12 @@ struct LedgerMigration: Sendable {
 /// user_version` 3, four tables) has applied exactly the first step; ``LedgerMigrator`` records it as such.
 enum LedgerMigrations {
     static let all: [LedgerMigration] = [v3Tables, ledgerMeta, recordsV2, reprocessQueue, factsV2, fileLeases,
-                                          skippedFiles, partialIndexes, sqliteQueueInStoredOrder, recordsWithoutPayload]
+                                          skippedFiles, partialIndexes, sqliteQueueInStoredOrder, recordsWithoutPayload,
+                                          sqliteQueueOfRowids]
 
-    /// `pending` without the steps that only add indexes (``LedgerMigration/onlyIndexes``).
+    /// `pending` without the steps readers work without (``LedgerMigration/onlyForWriters``).
     static func needingAWriter(_ pending: [String]) -> [String] {
-        let indexSteps = Set(all.filter(\.onlyIndexes).map(\.name))
+        let indexSteps = Set(all.filter(\.onlyForWriters).map(\.name))
         return pending.filter { !indexSteps.contains($0) }
     }
 
@@ -255,7 +257,7 @@ enum LedgerMigrations {
     /// `received_at` in seconds, and the quarantined parts of used records. Without them each ingest scanned the
     /// whole `records` table twice, payloads included, however little it read. The sets are small, and so are
     /// the partial indexes.
-    static let partialIndexes = LedgerMigration(name: "008-partial-indexes", onlyIndexes: true) { _ in [
+    static let partialIndexes = LedgerMigration(name: "008-partial-indexes", onlyForWriters: true) { _ in [
         "CREATE INDEX records_test_subjects ON records (platform, subject) WHERE outcome = 'excluded' AND reason = 'test'",
         "CREATE INDEX records_in_seconds ON records (flags) WHERE flags & 1 <> 0",
         "CREATE INDEX quarantine_parts ON quarantine (part) WHERE part <> ''",
@@ -265,7 +267,7 @@ enum LedgerMigrations {
     /// `SQLiteQueueReader`), never by provenance, so there the provenance index only cost time: an entry of long
     /// keys made for every queued record when a reprocess starts and deleted again as the record is written, each
     /// at a random place in the index. PostgreSQL reads its queue by provenance and keeps the index.
-    static let sqliteQueueInStoredOrder = LedgerMigration(name: "009-sqlite-queue-in-stored-order", onlyIndexes: true,
+    static let sqliteQueueInStoredOrder = LedgerMigration(name: "009-sqlite-queue-in-stored-order", onlyForWriters: true,
                                                           engines: [.sqlite]) { _ in [
         "DROP INDEX reprocess_queue_by_provenance",
     ] }
@@ -274,8 +276,38 @@ enum LedgerMigrations {
     /// be reprocessed) are looked for whenever a command opens the ledger, `report` included; without an index
     /// that was a scan of every record, payloads and all, before anything else could start (0.06 to 0.15 s on
     /// the 20,000-subscriber bench ledger). The partial index is empty in every ledger written since.
-    static let recordsWithoutPayload = LedgerMigration(name: "010-records-without-payload", onlyIndexes: true) { _ in [
+    static let recordsWithoutPayload = LedgerMigration(name: "010-records-without-payload", onlyForWriters: true) { _ in [
         "CREATE INDEX records_without_payload ON records (file) WHERE payload IS NULL",
+    ] }
+
+    /// SQLite queues a reprocess's records by their rowids in `records`, not by key in `reprocess_queue`
+    /// (`SQLiteLedger+Reprocess.swift`): a full reprocess of the 20,000-subscriber bench ledger spent 3 s before
+    /// its first record copying 267,000 keys and provenances into the queue, each key inserted at a random place
+    /// of the queue's primary key, and the writer then deleted each again. A rowid list is appended in order, a
+    /// few bytes a record. `reprocess_stash` keeps the old row of a queued record whose key another copy took
+    /// first, under the same rowid (the new copy is written over the old row). Records a reprocess of the
+    /// release before this step left queued move to the list; PostgreSQL keeps its queue.
+    static let sqliteQueueOfRowids = LedgerMigration(name: "011-sqlite-queue-of-rowids", onlyForWriters: true,
+                                                     engines: [.sqlite]) { _ in [
+        "CREATE TABLE reprocess_records (record INTEGER PRIMARY KEY)",
+        """
+        CREATE TABLE reprocess_stash (
+            record          INTEGER PRIMARY KEY,
+            key             TEXT    NOT NULL,
+            file            TEXT    NOT NULL,
+            member          TEXT    NOT NULL,
+            position        BIGINT  NOT NULL,
+            payload         BLOB    NOT NULL,
+            dictionary      BIGINT
+        )
+        """,
+        """
+        INSERT INTO reprocess_records (record)
+        SELECT r.rowid FROM reprocess_queue q JOIN records r ON r.dedup_key = q.key
+        WHERE q.origin = 'record' AND q.payload IS NULL
+        ORDER BY r.rowid
+        """,
+        "DELETE FROM reprocess_queue WHERE origin = 'record' AND payload IS NULL",
     ] }
 }
 

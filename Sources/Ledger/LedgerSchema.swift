@@ -197,11 +197,10 @@ enum LedgerSchema {
 
     // MARK: reprocess
 
-    /// Puts every record on the queue by key and provenance only, in the order of the table (on SQLite, the order
-    /// the records were stored in, which its queue reader keeps). Its payload stays in `records` until the record
-    /// is written again: copying every payload into the queue and back made a reprocess slower than an ingest. A
-    /// queued record's row in `records` is its old row exactly while the queue row's `payload` is NULL
-    /// (``claimQueuedRecord``, ``stashQueuedRecord``).
+    /// PostgreSQL's queue of a full reprocess: every record by key and provenance only. Its payload stays in
+    /// `records` until the record is written again: copying every payload into the queue and back made a
+    /// reprocess slower than an ingest. A queued record's row in `records` is its old row exactly while the queue
+    /// row's `payload` is NULL. (SQLite queues rowids: `SQLiteLedger+Reprocess.swift`.)
     static let queueRecords = """
         INSERT INTO reprocess_queue (origin, key, file, member, position, payload, dictionary)
         SELECT 'record', dedup_key, file, member, position, NULL, NULL FROM records WHERE payload IS NOT NULL
@@ -226,24 +225,6 @@ enum LedgerSchema {
     static let deleteParts = "DELETE FROM quarantine WHERE part <> ''"
     static let deleteLegacyQuarantine = "DELETE FROM quarantine WHERE dictionary IS NULL"
 
-    /// A queued record about to be written again (dequeued in this batch): if its old row is still in `records`
-    /// (the queue row has no payload of its own), the queue row goes, and the new outcome replaces the old row
-    /// (``replaceRecord``, or ``deleteRecord`` when it is no record any more), as if every old row had been
-    /// deleted when the reprocess began.
-    static let claimQueuedRecord = """
-        DELETE FROM reprocess_queue WHERE origin = 'record' AND key = ? AND payload IS NULL
-        """
-
-    /// Another record with the key of a queued record whose old row is still in `records` (a released quarantined
-    /// copy, a file read again) is written first: the old row's payload moves to the queue row, which is read
-    /// later, and ``deleteRecord`` removes the old row, so the new write is the key's first.
-    static let stashQueuedRecord = """
-        UPDATE reprocess_queue SET
-            payload = (SELECT payload FROM records WHERE dedup_key = ?),
-            dictionary = (SELECT dictionary FROM records WHERE dedup_key = ?)
-        WHERE origin = 'record' AND key = ? AND payload IS NULL
-        """
-
     static let deleteRecord = "DELETE FROM records WHERE dedup_key = ?"
 
     static let setFileReading = "UPDATE files SET state = 'reading' WHERE path = ?"
@@ -260,17 +241,6 @@ enum LedgerSchema {
         LIMIT ?
         """
 
-    /// ``queuePage`` in the order the queue's rows were inserted (SQLite's rowid; see `SQLiteQueueReader`).
-    static let queuePageInStoredOrder = """
-        SELECT q.rowid, q.origin, q.key, q.file, q.member, q.position,
-            COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
-        FROM reprocess_queue q
-        LEFT JOIN records r ON q.origin = 'record' AND q.payload IS NULL AND r.dedup_key = q.key
-        WHERE q.rowid > ?
-        ORDER BY q.rowid
-        LIMIT ?
-        """
-
     static let queueFirstPage = """
         SELECT q.origin, q.key, q.file, q.member, q.position,
             COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
@@ -283,8 +253,6 @@ enum LedgerSchema {
     static let dequeue = "DELETE FROM reprocess_queue WHERE origin = ? AND key = ?"
 
     static let anyQueued = "SELECT 1 FROM reprocess_queue LIMIT 1"
-
-    static let anyRecordQueued = "SELECT 1 FROM reprocess_queue WHERE origin = 'record' LIMIT 1"
 
     // MARK: statistics
 

@@ -252,7 +252,7 @@ public struct QueuedRecord: Sendable {
 /// records were stored in, on PostgreSQL provenance order. Any order gives the same ledger.
 public protocol ReprocessQueueReader: AnyObject, Sendable {
     /// The next (at most `limit`) queued records: a new reader starts at the beginning of the queue, and each call
-    /// goes on where the one before ended. Empty at the end.
+    /// goes on where the one before ended. Shorter than `limit` only at the end.
     func nextPage(limit: Int) throws(LedgerError) -> [QueuedRecord]
 }
 

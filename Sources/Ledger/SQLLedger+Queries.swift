@@ -126,7 +126,7 @@ extension SQLLedger {
                 // Records without a payload cannot be translated again: their files are read again instead.
                 reread += try strings(LedgerSchema.payloadlessRecordFiles)
                 try execute(LedgerSchema.deletePayloadlessRecords, [])
-                try execute(LedgerSchema.queueRecords, [])
+                try queueStoredRecords()
                 try execute(LedgerSchema.deleteFacts, [])
                 try execute(LedgerSchema.deleteParts, [])
                 // Quarantined rows cut at 4096 bytes cannot be tried again either: read again, their files
@@ -145,7 +145,7 @@ extension SQLLedger {
 
     public func finishReprocess(rulesVersion: Int64) throws(LedgerError) {
         try inOwnTransaction { () throws(LedgerError) in
-            guard try !exists(LedgerSchema.anyQueued) else {
+            guard try !anyQueued() else {
                 throw LedgerError(kind: .corrupt, path: location, message: "a reprocess ended with records still queued")
             }
             try setMeta("reprocess", nil)

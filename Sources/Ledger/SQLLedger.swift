@@ -53,6 +53,12 @@ protocol SQLLedger: LedgerStore {
     /// they ended, a test purchase's records as excluded. PostgreSQL groups them in one query
     /// (``LedgerSchema/recordOutcomes``); SQLite, which groups by sorting every row, counts them in one pass here.
     func outcomeCounts(run: String?) throws(LedgerError) -> RecordOutcomes
+    /// Puts every record of `records` on the reprocess queue, in the order its reader keeps (a full reprocess;
+    /// quarantined records are queued by the shared ``LedgerSchema/queueQuarantine``). PostgreSQL queues keys
+    /// (``LedgerSchema/queueRecords``), SQLite rowids (`SQLiteLedger+Reprocess.swift`).
+    func queueStoredRecords() throws(LedgerError)
+    /// Whether anything is still queued for the reprocess under way.
+    func anyQueued() throws(LedgerError) -> Bool
     /// Whether the search of a run's message-id conflicts names the message keys as a range of its own
     /// (``LedgerSchema/runMessageIdConflicts(messagesOnly:)``): PostgreSQL hashes what it searches, SQLite
     /// walks each message's own keys and would take that range in their place.

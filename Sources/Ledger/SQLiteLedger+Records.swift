@@ -12,53 +12,30 @@ extension SQLiteLedger {
     public var recordsPerTransaction: Int { 400_000 }
 
     public func write(_ writes: [LedgerWrite], dequeuing dequeued: [QueuedRecord.ID]) throws(LedgerError) -> [Bool] {
-        // Queued records of this batch whose old rows are still in `records`: the first write of each key
-        // overwrites its old row in place; those the batch writes no record for (now quarantined) are deleted.
-        // A claimed record's queue row is gone already; the others leave the queue after the writes.
+        // Queued records of this batch whose old rows are still their keys' rows (SQLiteLedger+Reprocess.swift):
+        // the first write of each key overwrites its old row in place; those the batch writes no record for (now
+        // quarantined) are deleted. The others leave the queue after the writes.
         var claimed: Set<String> = []
         var unclaimed: [QueuedRecord.ID] = []
         for id in dequeued {
             if id.origin == .record, try claimQueuedRecord(id.key) { claimed.insert(id.key) } else { unclaimed.append(id) }
         }
         // Outside a reprocess no record is queued: one look per batch spares a statement per record.
-        let anyRecordQueued = try exists(LedgerSchema.anyRecordQueued)
+        let anyRecordQueued = try anyRecordQueued()
         var isNew: [Bool] = []
         isNew.reserveCapacity(writes.count)
         for write in writes {
             switch write {
             case .record(let record, let facts):
-                if claimed.remove(record.dedupKey) != nil {
-                    isNew.append(try store(record, keyedFacts: facts, replacingOldRow: true))
-                } else {
-                    if anyRecordQueued { try stashQueuedRecord(record.dedupKey) }
-                    isNew.append(try store(record, keyedFacts: facts))
-                }
+                var replacing = claimed.remove(record.dedupKey) != nil
+                if !replacing && anyRecordQueued { replacing = try stashQueuedRecord(record.dedupKey) }
+                isNew.append(try store(record, keyedFacts: facts, replacingOldRow: replacing))
             case .quarantine(let entry): isNew.append(try quarantine(entry))
             }
         }
         for key in claimed { try deleteRecord(key) }
         for id in unclaimed { try dequeue(id) }
         return isNew
-    }
-
-    /// A reprocess writes a queued record again: `true` when its old row is still in `records`
-    /// (``LedgerSchema/claimQueuedRecord``).
-    private func claimQueuedRecord(_ key: String) throws(LedgerError) -> Bool {
-        let claim = try prepared(LedgerSchema.claimQueuedRecord)
-        try claim.bind(1, key)
-        try claim.run()
-        return claim.changes > 0
-    }
-
-    /// Before a record is written, a queued record's old row with its key moves its payload to the queue
-    /// (``LedgerSchema/stashQueuedRecord``).
-    private func stashQueuedRecord(_ key: String) throws(LedgerError) {
-        let stash = try prepared(LedgerSchema.stashQueuedRecord)
-        try stash.bind(1, key)
-        try stash.bind(2, key)
-        try stash.bind(3, key)
-        try stash.run()
-        if stash.changes > 0 { try deleteRecord(key) }
     }
 
     private func deleteRecord(_ key: String) throws(LedgerError) {
@@ -73,10 +50,11 @@ extension SQLiteLedger {
         try store(record, keyedFacts: facts, replacingOldRow: false)
     }
 
-    /// ``store(_:keyedFacts:)``; with `replacingOldRow`, the record's key has its old row from before a reprocess,
-    /// which is overwritten as if it had been deleted first. The payload of a queued record is the old row's, so
-    /// the row keeps its size and SQLite rewrites it in place, leaving its unchanged overflow pages alone: a
-    /// delete and insert of every record made a reprocess slower than the ingest.
+    /// ``store(_:keyedFacts:)``; with `replacingOldRow`, the record's key has its old row from before a reprocess
+    /// (or a row whose old columns were just stashed), which is overwritten as if it had been deleted first. The
+    /// payload of a queued record is the old row's, so the row keeps its size and SQLite rewrites it in place,
+    /// leaving its unchanged overflow pages alone: a delete and insert of every record made a reprocess slower
+    /// than the ingest.
     private func store(_ record: StoredRecord, keyedFacts facts: [KeyedFact],
                        replacingOldRow: Bool) throws(LedgerError) -> Bool {
         let provenance = record.provenance

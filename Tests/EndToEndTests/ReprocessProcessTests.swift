@@ -1,5 +1,5 @@
 import Foundation
-import Ledger
+@testable import Ledger
 import Simulator
 import Testing
 #if canImport(Glibc)
@@ -160,6 +160,49 @@ struct ReprocessProcessTests {
         #expect(completion.status == 1, "delays \(delays): \(completion.stderr)")
         #expect(try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest() == digest,
                 "kill delays (ms): \(delays)")
+    }
+
+    /// A reprocess that a release before `011-sqlite-queue-of-rowids` left unfinished, its queue written by that
+    /// release's statements (records by key, one of them stashed with its payload and its old row gone, the
+    /// quarantined records moved in, the facts deleted), finishes after the upgrade: the step moves the queued
+    /// keys to the rowid list, and the ledger ends as the ingest left it.
+    @Test func aReprocessQueuedByTheReleaseBeforeRowidListsFinishes() throws {
+        let workspace = try TemporaryDirectory()
+        try Simulation(subscribers: 40, months: 6, seed: 27).write(to: workspace.file("sim"))
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "ingest")
+        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        let stashed = "(SELECT dedup_key FROM records ORDER BY rowid LIMIT 1 OFFSET 5)"
+        do {
+            let older = try SQLiteConnection(path: workspace.file("l.sqlite"), mode: .readWrite)
+            for sql in ["BEGIN IMMEDIATE", "DROP TABLE reprocess_records", "DROP TABLE reprocess_stash",
+                        "DELETE FROM migrations WHERE name = '011-sqlite-queue-of-rowids'",
+                        LedgerSchema.queueQuarantine, LedgerSchema.deleteQueuedQuarantine, LedgerSchema.queueRecords,
+                        LedgerSchema.deleteFacts, LedgerSchema.deleteParts,
+                        """
+                        UPDATE reprocess_queue SET payload = (SELECT payload FROM records WHERE dedup_key = key),
+                            dictionary = (SELECT dictionary FROM records WHERE dedup_key = key)
+                        WHERE origin = 'record' AND key = \(stashed)
+                        """,
+                        "DELETE FROM records WHERE dedup_key = \(stashed)",
+                        "INSERT OR REPLACE INTO ledger_meta (key, value) VALUES ('reprocess', 'full')",
+                        "DELETE FROM ledger_meta WHERE key = 'rules_version'", "COMMIT"] {
+                try older.execute(sql)
+            }
+            #expect(try older.strings("SELECT origin || ':' || (payload IS NULL) FROM reprocess_queue GROUP BY 1 ORDER BY 1")
+                    == ["quarantine:0", "record:0", "record:1"])
+        }
+
+        let reprocess = try SubledgerProcess.run(["reprocess", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der"],
+                                                 in: workspace, tag: "reprocess")
+        #expect(reprocess.status == 1, "the forged notifications stay quarantined: \(reprocess.stderr)")
+        let ledger = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly)
+        #expect(try ledger.contentDigest() == digest)
+        #expect(try ledger.sqlite.strings("""
+            SELECT (SELECT COUNT(*) FROM reprocess_queue) + (SELECT COUNT(*) FROM reprocess_records)
+                + (SELECT COUNT(*) FROM reprocess_stash)
+            """) == ["0"])
+        #expect(try ledger.sqlite.strings("SELECT name FROM migrations WHERE name LIKE '011-%'") == ["011-sqlite-queue-of-rowids"])
     }
 
     /// A copy of the schema-3 ledger of the previous release and its archives (Fixtures/schema3) in `workspace`.

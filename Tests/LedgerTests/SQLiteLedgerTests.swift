@@ -18,7 +18,7 @@ import Testing
             #expect(try ledger.sqlite.strings("PRAGMA journal_mode") == ["wal"])
             #expect(try ledger.sqlite.tableNames() == ["facts", "files", "ledger_meta", "migrations",
                                                         "payload_dictionaries", "quarantine", "records", "reprocess_queue",
-                                                        "skipped_files"])
+                                                        "reprocess_records", "reprocess_stash", "skipped_files"])
             #expect(try ledger.sqlite.strings("SELECT name FROM migrations ORDER BY name") == LedgerMigrations.all.map(\.name))
             // SQLite reads its reprocess queue in stored order: no provenance index (009, SQLite only).
             #expect(try ledger.sqlite.strings("SELECT name FROM sqlite_master WHERE tbl_name = 'reprocess_queue' AND type = 'index'")

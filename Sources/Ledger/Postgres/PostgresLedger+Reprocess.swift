@@ -6,6 +6,13 @@ extension PostgresLedger {
         PostgresQueueReader(location: postgres)
     }
 
+    func queueStoredRecords() throws(LedgerError) {
+        try execute(LedgerSchema.queueRecords, [])
+    }
+
+    func anyQueued() throws(LedgerError) -> Bool {
+        try exists(LedgerSchema.anyQueued)
+    }
 }
 
 /// Pages through the reprocess queue on its own connection, opened on first use by the thread that reads.
