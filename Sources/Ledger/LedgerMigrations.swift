@@ -47,8 +47,8 @@ enum LedgerMigrations {
 
     /// `pending` without the steps readers work without (``LedgerMigration/onlyForWriters``).
     static func needingAWriter(_ pending: [String]) -> [String] {
-        let indexSteps = Set(all.filter(\.onlyForWriters).map(\.name))
-        return pending.filter { !indexSteps.contains($0) }
+        let writersOnly = Set(all.filter(\.onlyForWriters).map(\.name))
+        return pending.filter { !writersOnly.contains($0) }
     }
 
     /// The name of the first step, which a schema-3 ledger has applied without a `migrations` table.

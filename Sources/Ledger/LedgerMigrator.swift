@@ -35,7 +35,7 @@ struct LedgerMigrator {
         /// A ledger with these steps still to apply (none: up to date).
         case ledger(pending: [String])
 
-        /// A ledger that read-only commands can read: nothing pending but indexes.
+        /// A ledger that read-only commands can read: nothing pending but steps only writers need.
         var isReadable: Bool {
             guard case .ledger(let pending) = self else { return false }
             return LedgerMigrations.needingAWriter(pending).isEmpty

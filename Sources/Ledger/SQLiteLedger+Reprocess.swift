@@ -142,43 +142,55 @@ final class SQLiteQueueReader: ReprocessQueueReader, @unchecked Sendable {
             connection = try SQLiteConnection(path: path, mode: .readOnly)
             self.connection = connection
         }
-        var page: [QueuedRecord] = []
-        if !queueDone {
-            page = try queuePage(connection, limit: limit)
-            if page.count == limit { return page }
-            queueDone = true
-            cursor = 0
+        // The cursor and the phase move only once a page is read whole: a page that failed is read again.
+        guard !queueDone else {
+            let (records, last) = try recordPage(connection, after: cursor, limit: limit)
+            cursor = last ?? cursor
+            return records
         }
-        // A page is full unless the queue ends in it (a short page is the end).
-        page += try recordPage(connection, limit: limit - page.count)
-        return page
+        let (page, last) = try queuePage(connection, after: cursor, limit: limit)
+        if page.count == limit {
+            cursor = last ?? cursor
+            return page
+        }
+        // A page is full unless the queue ends in it (a short page is the end): the list fills it up.
+        let (records, lastRecord) = try recordPage(connection, after: 0, limit: limit - page.count)
+        queueDone = true
+        cursor = lastRecord ?? 0
+        return page + records
     }
 
-    private func queuePage(_ connection: SQLiteConnection, limit: Int) throws(LedgerError) -> [QueuedRecord] {
+    /// A page of `reprocess_queue` after the rowid `start`, and the rowid of its last row.
+    private func queuePage(_ connection: SQLiteConnection, after start: Int64,
+                           limit: Int) throws(LedgerError) -> ([QueuedRecord], last: Int64?) {
         let statement = try connection.prepare(SQLiteLedger.queuePage)
-        try statement.bind(1, cursor)
+        try statement.bind(1, start)
         try statement.bind(2, limit)
         var page: [QueuedRecord] = []
+        var last: Int64?
         while try statement.step() {
-            cursor = statement.int64(0)
+            last = statement.int64(0)
             guard let origin = QueuedRecord.ID.Origin(rawValue: statement.string(1)) else {
                 throw LedgerError(kind: .corrupt, path: path, message: "a queued record has the unknown origin \(statement.string(1))")
             }
             page.append(Self.queued(origin, statement, from: 2))
         }
-        return page
+        return (page, last)
     }
 
-    private func recordPage(_ connection: SQLiteConnection, limit: Int) throws(LedgerError) -> [QueuedRecord] {
+    /// A page of the listed records after the rowid `start`, and the rowid of its last one.
+    private func recordPage(_ connection: SQLiteConnection, after start: Int64,
+                            limit: Int) throws(LedgerError) -> ([QueuedRecord], last: Int64?) {
         let statement = try connection.prepare(SQLiteLedger.recordPage)
-        try statement.bind(1, cursor)
+        try statement.bind(1, start)
         try statement.bind(2, limit)
         var page: [QueuedRecord] = []
+        var last: Int64?
         while try statement.step() {
-            cursor = statement.int64(0)
+            last = statement.int64(0)
             page.append(Self.queued(.record, statement, from: statement.isNull(7) ? 1 : 7))
         }
-        return page
+        return (page, last)
     }
 
     /// The queued record whose key, file, member, position, payload and dictionary are the six columns from

@@ -4,11 +4,12 @@ import Ingest
 import Ledger
 import Testing
 
-/// The reprocess queue on both engines, through the one ledger interface. A reprocess queues records by key and
-/// leaves their payloads in their old rows; the ledger must still end as if every old row had been deleted when
-/// the reprocess began: another copy of a queued key written first is new (the old row's payload moves to the
-/// queue, which still hands it out), the queued record is then a duplicate that keeps the smallest provenance and
-/// the copy received first, and a queued record now quarantined leaves no row behind.
+/// The reprocess queue on both engines, through the one ledger interface. A reprocess queues references to
+/// records (PostgreSQL their keys, SQLite their rowids) and leaves their payloads in their old rows; the ledger
+/// must still end as if every old row had been deleted when the reprocess began: another copy of a queued key
+/// written first is new (the old row's payload moves aside, to the queue row or SQLite's stash, and the queue
+/// still hands it out), the queued record is then a duplicate that keeps the smallest provenance and the copy
+/// received first, and a queued record now quarantined leaves no row behind.
 @Suite struct ReprocessQueueTests {
     static let old = Array(#"{"copy":"old"}"#.utf8)
     static let new = Array(#"{"copy":"new"}"#.utf8)
@@ -33,6 +34,50 @@ import Testing
             // Then the queued k1 itself (a duplicate now) and k2, which the new rules quarantine.
             "k1 and k2 quarantined: [false, true]", "queued: []",
             #"k1: b.ndjson:5 at 1709294405000: {"copy":"old"}"#, "k2: 0 rows", "quarantined: 1",
+        ])
+    }
+
+    /// New rules give a queued record the key of another queued record, in a transaction of its own: it takes
+    /// that key's row, whose old payload the queue still hands out, and the other record is then its duplicate.
+    @Test(arguments: ["sqlite", "postgres"])
+    func aRecordGivenAnotherQueuedRecordsKeyTakesItsRow(engine: String) async throws {
+        if engine == "postgres" && !PostgresTestServer.isAvailable { return }
+        let workspace = try TemporaryDirectory()
+        let location = engine == "postgres" ? try PostgresLedgerTests.server().database("rekey") : workspace.file("rekey.sqlite")
+        let seen = try await Self.onOwnThread { () throws -> [String] in
+            let ledger = try LedgerLocation(location).open(.readWrite)
+            let lock = try ledger.lockForWriting(.exclusive, timeout: .seconds(10))
+            defer { lock.release() }
+            func write(_ writes: [LedgerWrite], dequeuing: [QueuedRecord.ID] = []) throws -> [Bool] {
+                try ledger.beginTransaction()
+                let isNew = try ledger.write(writes, dequeuing: dequeuing)
+                try ledger.commitTransaction()
+                return isNew
+            }
+            let decompressor = PayloadDecompressor(dictionaries: [])
+            func queued() throws -> String {
+                let page = try ledger.queueReader().nextPage(limit: 10)
+                return "queued: \(page.map { "\($0.id.key)=\(String(decoding: decompressor.bytes(of: $0.payload) ?? [], as: UTF8.self))" })"
+            }
+            var seen: [String] = []
+            _ = try write([Self.record("uuid:a", file: "x.ndjson", position: 1, payload: Self.old),
+                           Self.record("uuid:b", file: "x.ndjson", position: 2, payload: Self.other)])
+            _ = try ledger.queueForReprocess(.full)
+            seen.append("a as b: \(try write([Self.record("uuid:b", file: "x.ndjson", position: 1, payload: Self.old)], dequeuing: [.init(origin: .record, key: "uuid:a")]))")
+            seen.append(try queued())
+            seen.append("b: \(try write([Self.record("uuid:b", file: "x.ndjson", position: 2, payload: Self.other)], dequeuing: [.init(origin: .record, key: "uuid:b")]))")
+            seen.append(try queued())
+            try ledger.finishReprocess(rulesVersion: 1)
+            for key in ["uuid:a", "uuid:b"] {
+                let rows = try ledger.records(matching: key).map { "\($0.provenance) \(String(decoding: $0.raw ?? [], as: UTF8.self))" }
+                seen.append("\(key): \(rows)")
+            }
+            return seen
+        }
+        #expect(seen == [
+            "a as b: [true]", #"queued: ["uuid:b={\"copy\":\"other\"}"]"#,
+            "b: [false]", "queued: []",
+            "uuid:a: []", #"uuid:b: ["x.ndjson:1 {\"copy\":\"old\"}"]"#,
         ])
     }
 

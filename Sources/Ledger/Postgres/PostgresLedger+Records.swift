@@ -233,7 +233,9 @@ enum PostgresStaging {
         WHERE (excluded.file, excluded.member, excluded.position) < (quarantine.file, quarantine.member, quarantine.position)
         """
 
-    /// ``LedgerSchema/claimQueuedRecord`` for every queued record of the batch.
+    /// Claims every queued record of the batch whose old row is still in `records` (its queue row has no payload
+    /// of its own): the queue row and the old row go, and the record is written anew, as if every old row had
+    /// been deleted when the reprocess began.
     static let claimQueuedRecords = """
         WITH claimed AS (
             DELETE FROM reprocess_queue q USING stage_dequeue d
@@ -243,7 +245,9 @@ enum PostgresStaging {
         DELETE FROM records r USING claimed c WHERE r.dedup_key = c.key
         """
 
-    /// ``LedgerSchema/stashQueuedRecord`` for every record of the batch.
+    /// For every record of the batch with the key of a queued record whose old row is still in `records` (a
+    /// released quarantined copy, a file read again, written first): the old row's payload moves to the queue
+    /// row, which is read later, and the old row goes, so the new write is the key's first.
     static let stashQueuedRecords = """
         WITH stashed AS (
             UPDATE reprocess_queue q SET payload = r.payload, dictionary = r.dictionary
