@@ -163,32 +163,35 @@ final class SQLiteQueueReader: ReprocessQueueReader, @unchecked Sendable {
     /// A page of `reprocess_queue` after the rowid `start`, and the rowid of its last row.
     private func queuePage(_ connection: SQLiteConnection, after start: Int64,
                            limit: Int) throws(LedgerError) -> ([QueuedRecord], last: Int64?) {
-        let statement = try connection.prepare(SQLiteLedger.queuePage)
-        try statement.bind(1, start)
-        try statement.bind(2, limit)
-        var page: [QueuedRecord] = []
-        var last: Int64?
-        while try statement.step() {
-            last = statement.int64(0)
+        try page(SQLiteLedger.queuePage, connection, after: start, limit: limit) { statement throws(LedgerError) in
             guard let origin = QueuedRecord.ID.Origin(rawValue: statement.string(1)) else {
                 throw LedgerError(kind: .corrupt, path: path, message: "a queued record has the unknown origin \(statement.string(1))")
             }
-            page.append(Self.queued(origin, statement, from: 2))
+            return Self.queued(origin, statement, from: 2)
         }
-        return (page, last)
     }
 
     /// A page of the listed records after the rowid `start`, and the rowid of its last one.
     private func recordPage(_ connection: SQLiteConnection, after start: Int64,
                             limit: Int) throws(LedgerError) -> ([QueuedRecord], last: Int64?) {
-        let statement = try connection.prepare(SQLiteLedger.recordPage)
+        try page(SQLiteLedger.recordPage, connection, after: start, limit: limit) { statement in
+            Self.queued(.record, statement, from: statement.isNull(7) ? 1 : 7)
+        }
+    }
+
+    /// The rows of `sql` (a rowid first, bound to the rowid to start after and the limit) read by `record`, and
+    /// the rowid of the last.
+    private func page(_ sql: String, _ connection: SQLiteConnection, after start: Int64, limit: Int,
+                      _ record: (SQLiteStatement) throws(LedgerError) -> QueuedRecord) throws(LedgerError)
+        -> ([QueuedRecord], last: Int64?) {
+        let statement = try connection.prepare(sql)
         try statement.bind(1, start)
         try statement.bind(2, limit)
         var page: [QueuedRecord] = []
         var last: Int64?
         while try statement.step() {
             last = statement.int64(0)
-            page.append(Self.queued(.record, statement, from: statement.isNull(7) ? 1 : 7))
+            page.append(try record(statement))
         }
         return (page, last)
     }

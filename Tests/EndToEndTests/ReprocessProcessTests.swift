@@ -135,14 +135,19 @@ struct ReprocessProcessTests {
         Self.expectSameReports("before", "run", in: workspace)
     }
 
+    /// Writes `simulation` to sim/ in `workspace` and ingests it into l.sqlite; the ledger's content digest.
+    static func ingestSimulation(_ simulation: Simulation, in workspace: TemporaryDirectory) throws -> String {
+        try simulation.write(to: workspace.file("sim"))
+        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
+                                      "sim/archives"], in: workspace, tag: "ingest")
+        return try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+    }
+
     /// Killed with SIGKILL at random moments, a re-run finishes the reprocess: the ledger is the one an
     /// uninterrupted reprocess leaves.
     @Test func aKilledReprocessFinishesOnReRun() throws {
         let workspace = try TemporaryDirectory()
-        try Simulation(subscribers: 300, months: 12, seed: 24).write(to: workspace.file("sim"))
-        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
-                                      "sim/archives"], in: workspace, tag: "ingest")
-        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        let digest = try Self.ingestSimulation(Simulation(subscribers: 300, months: 12, seed: 24), in: workspace)
         var delays: [Int] = []
         for attempt in 0..<4 {
             let delay = Int.random(in: 100...2500)
@@ -168,10 +173,7 @@ struct ReprocessProcessTests {
     /// keys to the rowid list, and the ledger ends as the ingest left it.
     @Test func aReprocessQueuedByTheReleaseBeforeRowidListsFinishes() throws {
         let workspace = try TemporaryDirectory()
-        try Simulation(subscribers: 40, months: 6, seed: 27).write(to: workspace.file("sim"))
-        _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der",
-                                      "sim/archives"], in: workspace, tag: "ingest")
-        let digest = try SQLiteLedger(path: workspace.file("l.sqlite"), access: .readOnly).contentDigest()
+        let digest = try Self.ingestSimulation(Simulation(subscribers: 40, months: 6, seed: 27), in: workspace)
         let stashed = "(SELECT dedup_key FROM records ORDER BY rowid LIMIT 1 OFFSET 5)"
         do {
             let older = try SQLiteConnection(path: workspace.file("l.sqlite"), mode: .readWrite)
