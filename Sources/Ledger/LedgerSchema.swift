@@ -225,12 +225,13 @@ enum LedgerSchema {
     static let deleteParts = "DELETE FROM quarantine WHERE part <> ''"
     static let deleteLegacyQuarantine = "DELETE FROM quarantine WHERE dictionary IS NULL"
 
+    /// A queued record's old row that is no record any more (SQLite's writer; PostgreSQL deletes in its staging).
     static let deleteRecord = "DELETE FROM records WHERE dedup_key = ?"
 
     static let setFileReading = "UPDATE files SET state = 'reading' WHERE path = ?"
 
-    /// A page of the queue in provenance order, each with its payload: the queue row's own, or, while it has
-    /// none, its old row's in `records`.
+    /// A page of PostgreSQL's queue in provenance order, each with its payload: the queue row's own, or, while it
+    /// has none, its old row's in `records`. (SQLite reads its queue in stored order: `SQLiteLedger+Reprocess.swift`.)
     static let queuePage = """
         SELECT q.origin, q.key, q.file, q.member, q.position,
             COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
@@ -241,6 +242,7 @@ enum LedgerSchema {
         LIMIT ?
         """
 
+    /// ``queuePage`` from the start of the queue (PostgreSQL).
     static let queueFirstPage = """
         SELECT q.origin, q.key, q.file, q.member, q.position,
             COALESCE(q.payload, r.payload), COALESCE(q.dictionary, r.dictionary)
@@ -250,8 +252,10 @@ enum LedgerSchema {
         LIMIT ?
         """
 
+    /// A queued record of `reprocess_queue` written again (SQLite's writer; PostgreSQL dequeues in its staging).
     static let dequeue = "DELETE FROM reprocess_queue WHERE origin = ? AND key = ?"
 
+    /// Whether PostgreSQL's queue holds anything (SQLite also asks its rowid list and stash).
     static let anyQueued = "SELECT 1 FROM reprocess_queue LIMIT 1"
 
     // MARK: statistics
