@@ -110,6 +110,11 @@ public struct Fact: Sendable, Hashable {
         /// archive does not show may have cost less than the ones it does. (A v2 `offerId` names a free trial as
         /// often as a discount, and a v2 resource in an introductory phase is `.introductory` itself.)
         public static let offer = Flags(rawValue: 1 << 6)
+        /// The Google order funds a proration period (v2 `lineItems[].offerPhase.prorationPeriod`): time a change
+        /// of plan credited, or an add-on aligned with its base plan. What it was charged depends on the
+        /// replacement mode, which no resource states (nothing with time proration, a prorated difference, the
+        /// full price); the amount beside it is the plan's recurring price, which its MRR runs at.
+        public static let prorated = Flags(rawValue: 1 << 7)
     }
 }
 

@@ -56,6 +56,11 @@ public struct Period: Sendable, Hashable {
     /// trial cannot be told from. metrics.md counts every period not shown as a trial as paid; the report says
     /// how many it counted so.
     public var isAssumedPaid = false
+    /// A Google proration period (time a change of plan credited, or an add-on aligned with its base plan), whose
+    /// charge no payload states: nothing with time proration, a prorated difference or the full price with other
+    /// replacement modes. ``priceMicros`` is then the plan's recurring price, which its MRR runs at; the report
+    /// counts the period as an unpriced transaction rather than guess its charge.
+    public var isProration = false
     /// Price in millionths of the major unit of ``currency``, when the payload states it.
     public var priceMicros: Int64?
     /// ISO 4217 currency of the price, when known from the payload or its context.

@@ -55,6 +55,9 @@ enum GoogleFact: Sendable, Hashable {
         var paidOrder = false
         /// The subscription was sold with an offer (``Fact/Flags/offer``).
         var offer = false
+        /// The order funds a proration period (``Fact/Flags/prorated``): ``priceMicros`` is the plan's recurring
+        /// price, not what the order charged.
+        var prorated = false
     }
 }
 
@@ -65,7 +68,8 @@ enum GoogleFactCodec {
     /// 2: state rows carry `.paidOrder` and `.offer`.
     /// 3: `one_time` and `voided` rows carry their quantities (``QuantifiedCode``).
     /// 4: a v1 state's code carries its introductory offer (``GoogleSubscriptionState/introductoryOffer``).
-    static let version: Int64 = 4
+    /// 5: state rows carry `.prorated`.
+    static let version: Int64 = 5
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {
@@ -79,6 +83,7 @@ enum GoogleFactCodec {
             if s.inferred { flags.insert(.inferred) }
             if s.paidOrder { flags.insert(.paidOrder) }
             if s.offer { flags.insert(.offer) }
+            if s.prorated { flags.insert(.prorated) }
             return row(GoogleFactKind.state, s.token, at: s.at, ref: s.order, detail: s.state.code, productId: s.productId,
                        end: s.expiry, amountMicros: s.priceMicros, currency: s.currency, flags: flags)
         case .start(let token, let at, let productId):
@@ -119,7 +124,7 @@ enum GoogleFactCodec {
                 priceMicros: row.amountMicros, currency: row.currency, trial: row.flags.contains(.trial),
                 introductory: row.flags.contains(.introductory), autoRenewing: row.flags.contains(.on),
                 inferred: row.flags.contains(.inferred), paidOrder: row.flags.contains(.paidOrder),
-                offer: row.flags.contains(.offer)))
+                offer: row.flags.contains(.offer), prorated: row.flags.contains(.prorated)))
         case GoogleFactKind.start:
             return .start(token: token, at: row.at, productId: row.productId)
         case GoogleFactKind.cancel:
@@ -153,12 +158,13 @@ enum GoogleFactCodec {
 
 extension GoogleFact.Snapshot {
     /// A snapshot whose booleans are the translator's working flags (`.trial`, `.introductory`, `.on` for
-    /// auto-renewing, `.inferred`, `.paidOrder`, `.offer`), as it collects them while reading a resource.
+    /// auto-renewing, `.inferred`, `.paidOrder`, `.offer`, `.prorated`), as it collects them while reading a resource.
     init(token: String, at: Millis, order: String?, expiry: Millis?, state: GoogleSubscriptionState, productId: String?,
          priceMicros: Int64?, currency: String?, flags: Fact.Flags) {
         self.init(token: token, at: at, order: order, expiry: expiry, state: state, productId: productId,
                   priceMicros: priceMicros, currency: currency, trial: flags.contains(.trial),
                   introductory: flags.contains(.introductory), autoRenewing: flags.contains(.on),
-                  inferred: flags.contains(.inferred), paidOrder: flags.contains(.paidOrder), offer: flags.contains(.offer))
+                  inferred: flags.contains(.inferred), paidOrder: flags.contains(.paidOrder), offer: flags.contains(.offer),
+                  prorated: flags.contains(.prorated))
     }
 }

@@ -24,7 +24,8 @@ public enum GoogleFactKind {
     /// (free-trial phase), `.on` (auto-renewing), `.introductory` (introductory price), `.inferred` (logged
     /// without `received_at`: `observedAt` is the lower bound the resource proves, see `ShownPeriod`),
     /// `.paidOrder` (`ref` is v2 `latestSuccessfulOrderId`, a paid order), `.offer` (sold with an introductory
-    /// price: v1 `introductoryPriceInfo`).
+    /// price: v1 `introductoryPriceInfo`), `.prorated` (a v2 proration phase: `amountMicros` is the recurring price,
+    /// not the order's charge).
     public static let state: Fact.Kind = "state"
     /// The token's subscription start: `at` = `startTimeMillis` / `startTime`.
     public static let start: Fact.Kind = "start"

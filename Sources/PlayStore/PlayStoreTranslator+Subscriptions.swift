@@ -130,7 +130,13 @@ extension PlayStoreTranslator {
                 line.flags.insert(.introductory)
                 line.price = nil
                 line.paymentState = 1
-            } else if phase.has("basePrice") || phase.has("prorationPeriod") {
+            } else if phase.has("prorationPeriod") {
+                // Time a change of plan credited (or an add-on aligned with its base plan): the replacement mode,
+                // which the resource does not state, decides whether it was free or charged a difference or the
+                // full price. The recurring price stays, as the rate its MRR runs at.
+                line.flags.insert(.prorated)
+                line.paymentState = 1
+            } else if phase.has("basePrice") {
                 line.paymentState = 1
             }
         }

@@ -156,10 +156,11 @@ struct TokenTimeline {
                     start = placed.start
                 }
                 orderIndex[order] = periods.count
-                periods.append(Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
-                                      isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
-                                      priceMicros: snapshot.priceMicros,
-                                      currency: snapshot.currency))
+                var shown = Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,
+                                   isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
+                                   priceMicros: snapshot.priceMicros, currency: snapshot.currency)
+                shown.isProration = snapshot.prorated
+                periods.append(shown)
                 phase = .active
                 phaseSince = t
             case GoogleSubscriptionState.inGracePeriod:
@@ -414,6 +415,7 @@ struct TokenTimeline {
                            isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
                            priceMicros: snapshot.priceMicros, currency: snapshot.currency)
         ended.isAssumedPaid = !proven
+        ended.isProration = snapshot.prorated
         return placed.missing + [ended]
     }
 }

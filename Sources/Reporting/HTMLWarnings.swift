@@ -4,7 +4,8 @@ import SubscriptionMetrics
 /// revenue that leaves transactions out, or guesses their price, without being told (the same warnings `report` says on stderr and
 /// `summary.json` has under `warnings`):
 /// - transactions with no known price: the total and each product's count, as sums of `revenue_monthly`'s
-///   `unpriced_transactions` (tagged, so the browser check compares them with the CSV), and what to pass;
+///   `unpriced_transactions` (tagged, so the browser check compares them with the CSV), and what to pass; the
+///   products with Google proration periods among them, whose charge no payload states and no price list gives;
 /// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
 ///   column holds them);
 /// - periods counted as paid though no payload showed a payment: the products, likewise;
@@ -17,20 +18,35 @@ struct HTMLWarnings: Sendable {
         let products = tables.unpricedProducts
         if !products.isEmpty {
             let total = HTMLSource.sum("revenue_monthly", where: [], "unpriced_transactions")
-            out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue and MRR understate.</strong> "
+            let priceable = tables.unpricedTransactions > tables.prorationPeriods
+            out += "<p class=\"banner\" id=\"warning-unpriced\" role=\"note\"><strong>Revenue"
+                + (priceable ? " and MRR understate" : " understates") + ".</strong> "
                 + "<span class=\"value\"\(total.attributes)>\(tables.unpricedTransactions)</span> transaction"
                 + (tables.unpricedTransactions == 1 ? "" : "s") + " had no known price"
-                + " (or currency), so gross, refunds, net and MRR leave " + (tables.unpricedTransactions == 1 ? "it" : "them") + " out,"
-                + " and MRR movements count a subscription whose current period turns unpriced as churned (and priced"
-                + " again as reactivated): "
+                + " (or currency), so gross, refunds, net" + (priceable ? " and MRR" : "") + " leave "
+                + (tables.unpricedTransactions == 1 ? "it" : "them") + " out"
+                + (priceable ? ", and MRR movements count a subscription whose current period turns unpriced as churned"
+                    + " (and priced again as reactivated)" : "") + ": "
             out += products.map { product in
                 let source = HTMLSource.sum("revenue_monthly", where: [("platform", product.platform.rawValue),
                                                                         ("product_id", product.productId)], "unpriced_transactions")
                 return HTMLText.escape(product.platform.rawValue + " " + product.productId)
                     + " <span class=\"value\"\(source.attributes)>\(product.transactions)</span>"
-            }.joined(separator: ", ")
-            out += ". Run the report with <code>--prices FILE</code> (CSV <code>platform,product_id,currency,price,duration</code>)"
-                + " listing these products.</p>\n"
+            }.joined(separator: ", ") + "."
+            let prorations = tables.prorationPeriodProducts
+            if !prorations.isEmpty {
+                out += " Among them are Google proration periods after a change of plan ("
+                    + HTMLText.escape(prorations.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+                    + "), whose charge no payload states (nothing with time proration, a prorated difference or the full"
+                    + " price with other replacement modes): no price list prices them, and MRR counts them at the plan's"
+                    + " recurring price. <code>summary.json</code> counts them under <code>warnings</code>"
+                    + " (<code>proration_periods</code>)."
+            }
+            if priceable {
+                out += " Run the report with <code>--prices FILE</code> (CSV <code>platform,product_id,currency,price,duration</code>)"
+                    + " listing these products."
+            }
+            out += "</p>\n"
         }
         // No CSV column holds the next two counts, and every number on the page is a CSV cell's: the page names the
         // products, and summary.json's `warnings` counts them.

@@ -64,7 +64,9 @@ public enum SummaryJSON {
     /// transactions had no price"): `unpriced_transactions` (revenue and MRR leave them out) with the products
     /// they belong to, `list_priced_offers` (offers without a stated price, counted at the list price: revenue and MRR
     /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders seen only once
-    /// expired, counted as paid though one may have been an unconverted free trial) with theirs, and with
+    /// expired, counted as paid though one may have been an unconverted free trial) with theirs,
+    /// `proration_periods` (of the unpriced transactions, Google proration periods, whose charge no payload states)
+    /// with theirs, and with
     /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always
     /// there, zero or empty when nothing is missing.
     static func warningsObject(_ tables: ReportTables) -> String {
@@ -81,6 +83,8 @@ public enum SummaryJSON {
             ("list_priced_offer_products", products(tables.listPricedOfferProducts, counting: "list_priced_offers")),
             ("assumed_paid_periods", String(tables.assumedPaidPeriods)),
             ("assumed_paid_period_products", products(tables.assumedPaidPeriodProducts, counting: "assumed_paid_periods")),
+            ("proration_periods", String(tables.prorationPeriods)),
+            ("proration_period_products", products(tables.prorationPeriodProducts, counting: "proration_periods")),
             ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

@@ -9,7 +9,10 @@ import Facts
 ///   price (Apple receipts and V1 notifications, signed transactions before late 2023, Google v2 introductory
 ///   phases), priced at the product's list price, so gross and MRR overstate where the offer cost less;
 /// - ``ReportTables/assumedPaidPeriodProducts``: periods counted as paid though no payload showed a payment
-///   (Google first orders seen only once expired), which overstate wherever one was an unconverted free trial.
+///   (Google first orders seen only once expired), which overstate wherever one was an unconverted free trial;
+/// - ``ReportTables/prorationPeriodProducts``: of the unpriced transactions, Google proration periods, whose charge
+///   no payload states (nothing, a prorated difference or the full price): no price list prices them, and MRR
+///   counts them at the plan's recurring price.
 ///
 /// The report says each on stderr, in `summary.json` `warnings` and in report.html.
 public struct ProductCount: Sendable, Hashable {
@@ -51,6 +54,13 @@ extension ReportTables {
 
     /// ``RevenueMonthlyRow/assumedPaidPeriods`` over every row.
     public var assumedPaidPeriods: Int { revenueMonthly.reduce(0) { $0 + $1.assumedPaidPeriods } }
+
+    /// The products with proration periods (``RevenueMonthlyRow/prorationPeriods``), sorted as ``unpricedProducts``.
+    public var prorationPeriodProducts: [ProductCount] { products(counting: \.prorationPeriods) }
+
+    /// ``RevenueMonthlyRow/prorationPeriods`` over every row: the part of ``unpricedTransactions`` that no price
+    /// list can price.
+    public var prorationPeriods: Int { revenueMonthly.reduce(0) { $0 + $1.prorationPeriods } }
 
     private func products(counting count: KeyPath<RevenueMonthlyRow, Int>) -> [ProductCount] {
         var counts: [Platform: [String: Int]] = [:]

@@ -29,13 +29,16 @@ struct RevenueAggregator: Sendable {
         var listPricedOffers = 0
         /// Periods counted as paid with no payment shown (``RevenueMonthlyRow/assumedPaidPeriods``).
         var assumedPaidPeriods = 0
+        /// Proration periods, unpriced (``RevenueMonthlyRow/prorationPeriods``).
+        var prorationPeriods = 0
         /// Change of MRR (twelfths of a micro, see ``BillingDuration``) at this month's end.
         var mrrTwelfthsChange: Int64 = 0
 
         /// No charge, refund or MRR change (an MRR segment may start and end in one month): nothing to write.
         var isZero: Bool {
             grossMicros == 0 && refundMicros == 0 && transactions == 0 && refundedTransactions == 0
-                && unpricedTransactions == 0 && listPricedOffers == 0 && assumedPaidPeriods == 0 && mrrTwelfthsChange == 0
+                && unpricedTransactions == 0 && listPricedOffers == 0 && assumedPaidPeriods == 0
+                && prorationPeriods == 0 && mrrTwelfthsChange == 0
         }
 
         mutating func add(_ other: Counts) {
@@ -46,6 +49,7 @@ struct RevenueAggregator: Sendable {
             unpricedTransactions += other.unpricedTransactions
             listPricedOffers += other.listPricedOffers
             assumedPaidPeriods += other.assumedPaidPeriods
+            prorationPeriods += other.prorationPeriods
             mrrTwelfthsChange = FullWidth.add(mrrTwelfthsChange, other.mrrTwelfthsChange)
         }
     }
@@ -82,15 +86,18 @@ struct RevenueAggregator: Sendable {
         var periodSeries = [Int](repeating: 0, count: history.periods.count)
         for (index, period) in history.periods.enumerated() where !period.isTrial && period.start <= timeline.asOf {
             let price = priced.prices[index]
+            // A proration period's price is its MRR's rate; what it charged is unknown, so it is unpriced here.
+            let charge = period.isProration ? nil : price.micros
             periodSeries[index] = series(period.productId, price.currency)
             update(period.chargedAt, periodSeries[index]) { counts in
                 counts.transactions += 1
-                if let micros = price.micros { counts.grossMicros = FullWidth.add(counts.grossMicros, micros) } else { counts.unpricedTransactions += 1 }
+                if let charge { counts.grossMicros = FullWidth.add(counts.grossMicros, charge) } else { counts.unpricedTransactions += 1 }
                 if period.isIntroductory, period.priceMicros == nil, price.micros != nil { counts.listPricedOffers += 1 }
                 if period.isAssumedPaid { counts.assumedPaidPeriods += 1 }
+                if period.isProration { counts.prorationPeriods += 1 }
             }
             if let revokedAt = timeline.revocation(of: period) {
-                let refund = price.micros.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
+                let refund = charge.map { FullWidth.multiplyDivideRounded($0, period.refundedPerHundredThousand, 100_000) }
                 update(revokedAt, periodSeries[index]) { counts in
                     counts.refundedTransactions += 1
                     counts.refundMicros = FullWidth.add(counts.refundMicros, refund ?? 0)
@@ -144,7 +151,7 @@ struct RevenueAggregator: Sendable {
                     gross: Money(micros: counts.grossMicros), refunds: Money(micros: counts.refundMicros),
                     transactions: counts.transactions, refundedTransactions: counts.refundedTransactions,
                     unpricedTransactions: counts.unpricedTransactions, listPricedOffers: counts.listPricedOffers,
-                    assumedPaidPeriods: counts.assumedPaidPeriods,
+                    assumedPaidPeriods: counts.assumedPaidPeriods, prorationPeriods: counts.prorationPeriods,
                     mrrEnd: Money(units: mrrTwelfths, unitsPerMicro: 12))
                 if let reportingCurrency {
                     // A row without a currency holds only unpriced transactions (every amount 0): nothing to
@@ -204,6 +211,7 @@ extension RevenueAggregator {
                 writer.count(cell.counts.unpricedTransactions)
                 writer.count(cell.counts.listPricedOffers)
                 writer.count(cell.counts.assumedPaidPeriods)
+                writer.count(cell.counts.prorationPeriods)
                 writer.signed(cell.counts.mrrTwelfthsChange)
             }
         }
@@ -223,7 +231,7 @@ extension RevenueAggregator {
                 (value.grossMicros, value.refundMicros) = (try reader.signed(), try reader.signed())
                 (value.transactions, value.refundedTransactions, value.unpricedTransactions, value.listPricedOffers)
                     = (try reader.tally(), try reader.tally(), try reader.tally(), try reader.tally())
-                value.assumedPaidPeriods = try reader.tally()
+                (value.assumedPaidPeriods, value.prorationPeriods) = (try reader.tally(), try reader.tally())
                 value.mrrTwelfthsChange = try reader.signed()
                 guard counts.updateValue(value, forKey: key) == nil else { throw .damaged("a month is written twice") }
             }

@@ -29,6 +29,10 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     /// Google first orders seen only once expired, which may have been unconverted free trials). Not a CSV
     /// column: the report's warnings say it (``ReportTables/assumedPaidPeriods``).
     public var assumedPaidPeriods: Int = 0
+    /// Of `unpricedTransactions`, Google proration periods (``Period/isProration``): their charge is not stated,
+    /// while MRR counts them at the plan's recurring price. Not a CSV column: the report's warnings say it
+    /// (``ReportTables/prorationPeriods``).
+    public var prorationPeriods: Int = 0
     /// Monthly recurring revenue of the subscriptions in `paid` state at the end of the month.
     public var mrrEnd: Money
     /// The amounts in the reporting currency, present when `--currency` is given (each `nil` without a rate).

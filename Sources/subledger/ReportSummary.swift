@@ -52,9 +52,11 @@ extension ReportJob.Outcome {
         let unpriced = tables.unpricedProducts
         if !unpriced.isEmpty {
             // A transaction of unknown currency no price list row can price: only its envelope's `currency` can.
+            // Nor can one a proration period: its charge, not its price, is unknown.
             let withoutCurrency = tables.unpricedWithoutCurrency
+            let prorations = tables.prorationPeriods, priceable = tables.unpricedTransactions - prorations
             var fixes: [String] = []
-            if withoutCurrency < tables.unpricedTransactions || !pricesGiven {
+            if priceable > 0, withoutCurrency < priceable || !pricesGiven {
                 fixes.append(pricesGiven
                     ? "add rows for these products to the --prices file"
                     : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products")
@@ -65,13 +67,24 @@ extension ReportJob.Outcome {
                     + " in their payloads or envelopes, and a price list row is for one currency: log `currency` in the"
                     + " envelopes of such records (a Google prepaid plan states none, nor does a receipt)")
             }
-            let fix = fixes.joined(separator: "; ")
-            logger.warning("""
-                \(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no known price (\(unpriced.counted)): \
-                revenue and MRR leave them out and understate, and MRR movements count a subscription whose current \
-                period turns unpriced as churned (and priced again as reactivated); \(fix)
-                """, metadata: ["unpriced_transactions": "\(tables.unpricedTransactions)",
-                                "unpriced_products": "\(unpriced.names)"])
+            var message = "\(tables.unpricedTransactions) transaction\(tables.unpricedTransactions == 1 ? "" : "s") had no "
+                + "known price (\(unpriced.counted)): "
+                + (priceable > 0 ? "revenue and MRR leave them out and understate, and MRR movements count a subscription"
+                    + " whose current period turns unpriced as churned (and priced again as reactivated)"
+                    : "revenue leaves them out and understates")
+            var metadata: Logger.Metadata = ["unpriced_transactions": "\(tables.unpricedTransactions)",
+                                             "unpriced_products": "\(unpriced.names)"]
+            if prorations > 0 {
+                let products = tables.prorationPeriodProducts
+                message += "; \(prorations) of them \(prorations == 1 ? "is a" : "are") Google proration period\(prorations == 1 ? "" : "s")"
+                    + " after a change of plan (\(products.counted)), whose charge no payload states (nothing with time"
+                    + " proration, a prorated difference or the full price with other replacement modes): revenue"
+                    + " understates only where one was charged, MRR counts them at the plan's recurring price, and no"
+                    + " price list prices them"
+                metadata["proration_periods"] = "\(prorations)"
+                metadata["proration_period_products"] = "\(products.names)"
+            }
+            logger.warning("\(message)\(fixes.isEmpty ? "" : "; " + fixes.joined(separator: "; "))", metadata: metadata)
         }
         let listPriced = tables.listPricedOfferProducts
         if !listPriced.isEmpty {

@@ -105,6 +105,54 @@ struct ReportTrapProcessTests {
                 .sorted() == [" 0.00 1", "USD 4.99 0"])
     }
 
+    /// An upgrade with time proration on Google: the new token's first order funds a `prorationPeriod` phase,
+    /// whose charge no resource states. It is an unpriced transaction though `--prices` lists the product, the
+    /// report says why and asks for no price list, and MRR runs at the new plan's recurring price throughout.
+    @Test func prorationPeriodsAreSaidAndKeepTheirMRR() throws {
+        let workspace = try TemporaryDirectory()
+        func resource(_ token: String, at received: String, product: String, state: String, expiry: String, order: String,
+                      units: String, phase: String, extra: String = "") -> String {
+            #"{"received_at":"\#(received)","source":"google.subscription.v2","package_name":"com.example.app","#
+                + #""subscription_id":"\#(product)","purchase_token":"\#(token)","body":{"kind":"androidpublisher#subscriptionPurchaseV2","#
+                + #""regionCode":"US","startTime":"\#(token == "tok-basic" ? "2026-01-05T10:00:00Z" : "2026-01-20T12:00:00Z")","#
+                + #""subscriptionState":"\#(state)","latestOrderId":"\#(order)",\#(extra)"lineItems":[{"productId":"\#(product)","#
+                + #""expiryTime":"\#(expiry)","autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"USD","#
+                + #""units":"\#(units)","nanos":990000000}},"offerPhase":{\#(phase)},"latestSuccessfulOrderId":"\#(order)"}]}}"#
+        }
+        let basic = "GPA.3401-1111-1111-11111", premium = "GPA.3401-2222-2222-22222"
+        try IngestFixtures.write([
+            resource("tok-basic", at: "2026-01-05T10:01:00Z", product: "basic_monthly", state: "SUBSCRIPTION_STATE_ACTIVE",
+                     expiry: "2026-02-05T10:00:00Z", order: basic, units: "4", phase: #""basePrice":{}"#),
+            resource("tok-basic", at: "2026-01-20T12:01:00Z", product: "basic_monthly", state: "SUBSCRIPTION_STATE_EXPIRED",
+                     expiry: "2026-01-20T12:00:00Z", order: basic, units: "4", phase: #""basePrice":{}"#,
+                     extra: #""canceledStateContext":{"replacementCancellation":{}},"#),
+            resource("tok-premium", at: "2026-01-20T12:01:00Z", product: "premium_monthly", state: "SUBSCRIPTION_STATE_ACTIVE",
+                     expiry: "2026-02-25T12:00:00Z", order: premium, units: "9", phase: #""prorationPeriod":{}"#,
+                     extra: #""linkedPurchaseToken":"tok-basic","#),
+            resource("tok-premium", at: "2026-02-25T12:05:00Z", product: "premium_monthly", state: "SUBSCRIPTION_STATE_ACTIVE",
+                     expiry: "2026-03-25T12:00:00Z", order: premium + "..0", units: "9", phase: #""basePrice":{}"#,
+                     extra: #""linkedPurchaseToken":"tok-basic","#),
+        ], to: workspace.file("upgrade.ndjson"))
+        try "platform,product_id,currency,price,duration\ngoogle,basic_monthly,USD,4.99,P1M\ngoogle,premium_monthly,USD,9.99,P1M\n"
+            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "upgrade.ndjson"], in: workspace, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv",
+                                               "--as-of", "2026-02-28"], in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        #expect(report.stderr.contains("1 transaction had no known price (google premium_monthly 1)"), "\(report.stderr)")
+        #expect(report.stderr.contains("1 of them is a Google proration period after a change of plan (google premium_monthly 1)"),
+                "\(report.stderr)")
+        #expect(!report.stderr.contains("--prices") && !report.stderr.contains("MRR movements count"), "\(report.stderr)")
+        try Self.expectOneProductWarned(in: workspace, count: "proration_periods", products: "proration_period_products",
+                                        product: "premium_monthly")
+        #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map {
+            [$0["month"]!, $0["product_id"]!, $0["gross"]!, $0["transactions"]!, $0["unpriced_transactions"]!, $0["mrr_end"]!].joined(separator: " ")
+        } == ["2026-01 basic_monthly 4.99 1 0 0.00", "2026-01 premium_monthly 0.00 1 1 9.99", "2026-02 premium_monthly 9.99 1 0 9.99"])
+        let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
+        #expect(page.contains("<strong>Revenue understates.</strong>") && page.contains("Among them are Google proration periods"))
+    }
+
     /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
     /// overstates where the offer cost less, and the report says so (stderr, summary.json, report.html), per
     /// product; the renewal at the full price is not counted.

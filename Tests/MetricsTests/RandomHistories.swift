@@ -132,6 +132,8 @@ enum RandomHistories {
                                 currency: currency)
             // A Google first order seen only once expired (chosen without a draw too): counted as paid, and as such.
             period.isAssumedPaid = platform == .google && periods.isEmpty && id.utf8.count % 4 == 0
+            // A Google proration period after a change of plan (likewise without a draw): unpriced, with its MRR.
+            period.isProration = platform == .google && renewal == 0 && !periods.isEmpty && id.utf8.count % 5 == 0
             if chance(0.04) {
                 // A refund (sometimes prorated) ends the subscription.
                 period.revokedAt = between(start + 1, end)

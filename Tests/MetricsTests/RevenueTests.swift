@@ -122,6 +122,42 @@ import Testing
         #expect(chained.assumedPaidPeriods == 1 && chained.trialConversion.isEmpty)
     }
 
+    /// A Google proration period (an upgrade's credit turned into time on the new plan) states no charge: it is an
+    /// unpriced transaction, which no price list prices, and is counted as a proration for the warning; its MRR
+    /// runs at the new plan's recurring price, so the upgrade is no churn, and the renewal after it is priced.
+    /// A refund of it refunds nothing known.
+    @Test func prorationPeriodsAreUnpricedButKeepTheirMRR() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,basic,USD,4.99,P1M
+            google,premium,USD,9.99,P1M
+            """)
+        var credit = paid("GPA.7", "premium", utc(2024, 1, 20), utc(2024, 2, 28), price: 9_990_000)
+        credit.isProration = true
+        let upgrade = SubscriptionHistory(platform: .google, id: "u", periods: [
+            paid("GPA.5", "basic", utc(2024, 1, 1), utc(2024, 1, 20), price: 4_990_000, reason: .replaced), credit,
+            paid("GPA.7..0", "premium", utc(2024, 2, 28), utc(2024, 3, 28), price: 9_990_000),
+        ])
+        let result = try tables([upgrade], asOf: utc(2024, 2, 29), prices: prices)
+        #expect(result.revenueMonthly.map(line) == [
+            "2024-01,google,basic,USD,4.99,0.00,4.99,1,0,0,0.00",
+            "2024-01,google,premium,USD,0.00,0.00,0.00,1,0,1,9.99",
+            "2024-02,google,premium,USD,9.99,0.00,9.99,1,0,0,9.99",
+        ])
+        #expect(result.prorationPeriods == 1 && result.unpricedTransactions == 1)
+        #expect(result.prorationPeriodProducts == [ProductCount(platform: .google, productId: "premium", transactions: 1)])
+        #expect(result.listPricedOffers == 0)
+        #expect(result.subscriptionRow("2024-01", "google", "all")?.churned == 0)
+
+        var refunded = credit
+        refunded.revokedAt = utc(2024, 2, 3)
+        let revoked = SubscriptionHistory(platform: .google, id: "r", periods: [refunded])
+        #expect(try tables([revoked], asOf: utc(2024, 2, 29), prices: prices).revenueMonthly.map(line) == [
+            "2024-01,google,premium,USD,0.00,0.00,0.00,1,0,1,9.99",
+            "2024-02,google,premium,USD,0.00,0.00,0.00,0,1,0,0.00",
+        ])
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """

@@ -120,8 +120,9 @@ import Testing
                 && tables.trialConversion.contains { $0.pending > 0 }, sourceLocation: sourceLocation)
         #expect(tables.retentionCohorts.count > 50, sourceLocation: sourceLocation)
         // The warnings' counts travel through the merge too: offers priced from the list (only with a price list)
-        // and periods assumed paid.
-        #expect(listed == (tables.listPricedOffers > 0) && tables.assumedPaidPeriods > 0, sourceLocation: sourceLocation)
+        // periods assumed paid, and proration periods.
+        #expect(listed == (tables.listPricedOffers > 0) && tables.assumedPaidPeriods > 0 && tables.prorationPeriods > 0,
+                sourceLocation: sourceLocation)
         let movements = tables.mrrMovements
         if tables.revenueMonthly.contains(where: { $0.mrrEnd.units > 0 }) {
             #expect(movements.contains { $0.newCount > 0 } && movements.contains { $0.expansionCount > 0 }
@@ -293,7 +294,7 @@ import Testing
         later[magic.count] = UInt8(PartialState.formatVersion + 1)
         #expect(throws: PartialStateError.unsupportedVersion(PartialState.formatVersion + 1)) { try PartialState(decoding: later) }
         #expect(PartialStateError.unsupportedVersion(1).description
-                == "is a partial state of format 1, this subledger reads format 3: compute the slices again with this release")
+                == "is a partial state of format 1, this subledger reads format 4: compute the slices again with this release")
         for length in magic.count..<bytes.count {
             #expect(throws: PartialStateError.self) { try PartialState(decoding: Array(bytes.prefix(length))) }
         }

@@ -34,6 +34,9 @@ import Testing
         .state(GoogleFact.Snapshot(token: "tok-6", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50782..0",
                                    expiry: 1_712_000_000_000, state: offered, productId: "premium_monthly",
                                    priceMicros: 990_000, currency: "USD", introductory: true, offer: true)),
+        .state(GoogleFact.Snapshot(token: "tok-7", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50783",
+                                   expiry: 1_712_000_000_000, state: offered, productId: "premium_monthly",
+                                   priceMicros: 9_990_000, currency: "USD", paidOrder: true, prorated: true)),
     ]
 
     @Test(arguments: facts)
@@ -48,6 +51,7 @@ import Testing
         #expect(state.kind == GoogleFactKind.state && state.detail == "v1;SUBSCRIPTION_STATE_IN_GRACE_PERIOD;pay=0;cancel=")
         #expect(state.flags == [.introductory, .on, .inferred] && state.ref == "GPA.3372-8841-2214-50781..2")
         #expect(GoogleFactCodec.encode(Self.facts[13], observedAt: 0).detail == "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")
+        #expect(GoogleFactCodec.encode(Self.facts[14], observedAt: 0).flags == [.paidOrder, .prorated])
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")?.introductoryOffer?.cycles == 3)
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=x3") == nil)
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;other=1") == nil)

@@ -304,6 +304,28 @@ struct GoogleHistoryBuilderTests {
         #expect(history.periods.first?.priceMicros == nil)
     }
 
+    /// An upgrade with time proration: the new token's first order funds a `prorationPeriod` phase, the credit of
+    /// the old plan turned into time on the new one, which may have cost nothing, a difference or the full price.
+    /// The period keeps the recurring price (its MRR's rate) and is marked a proration; the renewal after it, at
+    /// the base price, is not. A later fetch of the same order in its base phase changes nothing.
+    @Test func prorationPhaseIsMarkedAndKeepsTheRecurringPrice() throws {
+        let token = "tok-pr", product = "premium_monthly"
+        let change = ms("2024-01-20T00:00:00Z"), creditEnd = ms("2024-02-28T00:00:00Z")
+        var archive = Archive()
+        let linked = #""linkedPurchaseToken":"tok-basic","#
+        try archive.v2(token, product, at: change, v2JSON(state: active, start: "2024-01-20T00:00:00Z", expiry: "2024-02-28T00:00:00Z",
+                                                          latestOrderId: "GPA.7", units: "9",
+                                                          offerPhase: #""prorationPeriod":{"originalOfferPhaseType":"BASE"}"#, extra: linked))
+        try archive.v2(token, product, at: creditEnd, v2JSON(state: active, start: "2024-01-20T00:00:00Z", expiry: "2024-03-28T00:00:00Z",
+                                                             latestOrderId: "GPA.7..0", units: "9", extra: linked))
+        let history = builder.history(id: token, facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.7", "GPA.7..0"])
+        #expect(history.periods.map(\.isProration) == [true, false])
+        #expect(history.periods.map(\.priceMicros) == [9_990_000, 9_990_000])
+        #expect(history.periods.map(\.start) == [change, creditEnd])
+        #expect(history.periods.map(\.isIntroductory) == [false, false])
+    }
+
     @Test func oneTimeProductIsAPurchase() throws {
         var archive = Archive()
         let bought = ms("2024-03-04T12:00:00Z")

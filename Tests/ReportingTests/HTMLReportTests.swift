@@ -487,6 +487,23 @@ private enum HTMLKeyCount {
         #expect(pageFigures("<p" + assumedBanner + "</p>").isEmpty)
         #expect(!listedPage.contains("warning-assumed-paid"))
 
+        // A Google proration period, the only unpriced transaction: revenue understates, MRR does not, and no
+        // price list would price it, so the banner names its product and asks for no --prices; its counts are
+        // still the CSV's.
+        var prorated = assumed
+        prorated[paidIndex].periods[paidPeriod].isAssumedPaid = false
+        prorated[paidIndex].periods[paidPeriod].isProration = true
+        let prorationTables = try engineTables(prorated, asOf: WorkedExample.asOf, prices: try WorkedExample.prices())
+        #expect(prorationTables.prorationPeriods == 1 && prorationTables.unpricedTransactions == 1)
+        let prorationPage = HTMLReport.render(prorationTables, ingest: IngestStatistics(), asOf: WorkedExample.asOf, timeZone: Self.zone,
+                                              generatedBy: "x")
+        let prorationBanner = try #require(prorationPage.components(separatedBy: "<p class=\"banner\" id=\"warning-unpriced\"").dropFirst()
+            .first?.components(separatedBy: "</p>").first)
+        #expect(prorationBanner.contains("<strong>Revenue understates.</strong>") && !prorationBanner.contains("--prices FILE"))
+        #expect(prorationBanner.contains("Among them are Google proration periods after a change of plan (google "
+                                         + prorated[paidIndex].periods[paidPeriod].productId + ")"), "\(prorationBanner)")
+        for figure in pageFigures("<p" + prorationBanner + "</p>") { #expect(expectedText(figure, prorationTables.texts) == figure.text) }
+
         let fx = try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0068\n2024-02,JPY,0.0067\n")
         var engine = MetricsEngine(options: ReportOptions(asOf: WorkedExample.asOf, timeZone: Self.zone, prices: try WorkedExample.prices(),
                                                           reportingCurrency: "USD", fxRates: fx))
