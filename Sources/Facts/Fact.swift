@@ -115,6 +115,9 @@ public struct Fact: Sendable, Hashable {
         /// replacement mode, which no resource states (nothing with time proration, a prorated difference, the
         /// full price); the amount beside it is the plan's recurring price, which its MRR runs at.
         public static let prorated = Flags(rawValue: 1 << 7)
+        /// The Google one-time product was not paid for: `purchaseType` 1 (bought with a promo code) or 2 (a
+        /// reward, for watching an ad instead of paying). No sale, so no transaction.
+        public static let free = Flags(rawValue: 1 << 8)
     }
 }
 

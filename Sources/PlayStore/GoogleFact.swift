@@ -22,9 +22,10 @@ enum GoogleFact: Sendable, Hashable {
     /// A one-time product RTDN: its `notificationType` (1 purchased, 2 canceled).
     case oneTimeEvent(token: String, at: Millis, type: Int?, productId: String?)
     /// A one-time product purchase: `purchaseState` 0 purchased, 1 canceled, 2 pending; the units bought
-    /// (`quantity`, 1 when absent); the currency from the envelope (the price is never in the payload).
+    /// (`quantity`, 1 when absent); the currency from the envelope (the price is never in the payload); `free`
+    /// when it was not paid for (``Fact/Flags/free``).
     case oneTime(token: String, at: Millis, order: String?, purchaseState: Int?, quantity: Int64, productId: String?,
-                 currency: String?)
+                 currency: String?, free: Bool = false)
     /// The token continues the subscription of token `from` (`linkedPurchaseToken`).
     case link(token: String, at: Millis, from: String)
     /// The app's user id of the token (`obfuscatedExternalAccountId`, envelope `app_user_id`).
@@ -69,7 +70,8 @@ enum GoogleFactCodec {
     /// 3: `one_time` and `voided` rows carry their quantities (``QuantifiedCode``).
     /// 4: a v1 state's code carries its introductory offer (``GoogleSubscriptionState/introductoryOffer``).
     /// 5: state rows carry `.prorated`.
-    static let version: Int64 = 5
+    /// 6: `one_time` rows carry `.free`.
+    static let version: Int64 = 6
 
     /// The row of `fact`, stated at `observedAt`.
     static func encode(_ fact: GoogleFact, observedAt: Millis) -> Fact {
@@ -99,10 +101,10 @@ enum GoogleFactCodec {
             return row(GoogleFactKind.event, token, at: at, detail: type.map(String.init), productId: productId)
         case .oneTimeEvent(let token, let at, let type, let productId):
             return row(GoogleFactKind.oneTimeEvent, token, at: at, detail: type.map(String.init), productId: productId)
-        case .oneTime(let token, let at, let order, let purchaseState, let quantity, let productId, let currency):
+        case .oneTime(let token, let at, let order, let purchaseState, let quantity, let productId, let currency, let free):
             return row(GoogleFactKind.oneTime, token, at: at, ref: order,
                        detail: QuantifiedCode(value: purchaseState.map(Int64.init), quantity: quantity == 1 ? nil : quantity).code,
-                       productId: productId, currency: currency)
+                       productId: productId, currency: currency, flags: free ? .free : [])
         case .link(let token, let at, let from):
             return row(.link, token, at: at, ref: from)
         case .user(let token, let at, let id):
@@ -141,7 +143,8 @@ enum GoogleFactCodec {
         case GoogleFactKind.oneTime:
             guard let code = QuantifiedCode(code: row.detail) else { return nil }
             return .oneTime(token: token, at: row.at, order: row.ref, purchaseState: code.value.map { Int(truncatingIfNeeded: $0) },
-                            quantity: code.quantity ?? 1, productId: row.productId, currency: row.currency)
+                            quantity: code.quantity ?? 1, productId: row.productId, currency: row.currency,
+                            free: row.flags.contains(.free))
         case Fact.Kind.link:
             guard let from = row.ref else { return nil }
             return .link(token: token, at: row.at, from: from)

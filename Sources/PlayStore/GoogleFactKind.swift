@@ -41,7 +41,8 @@ public enum GoogleFactKind {
     /// A one-time product purchase (`purchases.products.get`): `at` = `purchaseTimeMillis`, `ref` = `orderId`,
     /// `detail` = `purchaseState` (0 purchased, 1 canceled, 2 pending), then `;quantity=N` when more than one
     /// unit was bought (`QuantifiedCode`), `currency` from the envelope; the price is never in the payload (the
-    /// price list supplies a unit's).
+    /// price list supplies a unit's); flag `.free` when `purchaseType` says it was not paid for (1 promo code,
+    /// 2 rewarded).
     public static let oneTime: Fact.Kind = "one_time"
     /// A one-time product RTDN: `at` = `eventTimeMillis`, `detail` = its `notificationType` (1 purchased,
     /// 2 canceled), `productId` = `sku`.

@@ -93,9 +93,10 @@ public struct GoogleHistoryBuilder: Sendable {
 
     /// The one-time product bought with this token: from `purchases.products.get` showing it purchased
     /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by its voided purchases
-    /// (``refunds(of:voids:)``).
+    /// (``refunds(of:voids:)``). None when a resource shows it was not paid for (a promo code, a reward), which
+    /// the notification does not say.
     func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
-        guard !hasPeriods else { return [] }
+        guard !hasPeriods, !token.oneTimes.contains(where: \.free) else { return [] }
         var purchase: OneTimePurchase?
         if let bought = token.oneTimes.filter({ $0.purchaseState == nil || $0.purchaseState == 0 }).min(by: { $0.at < $1.at }) {
             let currency = token.oneTimes.last { $0.currency != nil }?.currency

@@ -39,21 +39,24 @@ extension PlayStoreTranslator {
     }
 
     /// `purchases.products.get` (`ProductPurchase`): a one-time product; token and product from the envelope.
-    /// `purchaseType` 0 (a license tester's purchase) is a test: excluded, and its token marked.
+    /// `purchaseType` 0 (a license tester's purchase) is a test: excluded, and its token marked; 1 (a promo code)
+    /// and 2 (rewarded: an ad watched instead of paying) were not paid for, so they are no sale.
     func product(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         guard let token = envelope.purchaseToken, !token.isEmpty, let product = envelope.productId, !product.isEmpty else {
             return .quarantined(.missingContext, detail: "a product purchase needs purchase_token and product_id in its envelope")
         }
         let purchasedAt = try body.requiredMillis("purchaseTimeMillis")
         let observedAt = envelope.receivedAt ?? purchasedAt
-        if try body.int64("purchaseType") == 0 { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
+        let purchaseType = try body.int64("purchaseType")
+        if purchaseType == 0 { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
         let purchaseState = try body.int64("purchaseState") ?? 0
         _ = try body.int64("consumptionState")
         let quantity = try body.quantity("quantity") ?? 1
         let order = try body.string("orderId") ?? envelope.orderId
         let facts: [GoogleFact] = [.oneTime(token: token, at: purchasedAt, order: order,
                                             purchaseState: Int(truncatingIfNeeded: purchaseState), quantity: quantity,
-                                            productId: product, currency: envelope.currency)]
+                                            productId: product, currency: envelope.currency,
+                                            free: purchaseType == 1 || purchaseType == 2)]
             + userFacts(token: token, at: purchasedAt, accountId: try body.string("obfuscatedExternalAccountId"),
                         envelope: envelope)
         return .used(rows(facts, observedAt: observedAt))

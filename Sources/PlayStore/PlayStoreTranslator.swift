@@ -22,10 +22,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// quantities and voided quantities read, a count outside 1...1000 quarantined; 9: a voided-purchases item's
     /// `voidedQuantity` kept whatever its `refundType`; 10: a pending price step-up consent, an active prepaid plan
     /// read as cancelled by the user, v1 introductory cycles counted after a free trial, a pending refund review used;
-    /// 11: a negative price quarantined; 12: a v2 proration phase flagged `.prorated`) plus
+    /// 11: a negative price quarantined; 12: a v2 proration phase flagged `.prorated`; 13: a one-time product's
+    /// `purchaseType` 1 or 2 flagged `.free`) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 12 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 13 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

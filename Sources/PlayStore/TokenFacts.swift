@@ -30,7 +30,7 @@ struct TokenFacts {
     var linkedFrom: [String] = []
     /// `purchases.products.get` statements of the token's one-time product.
     var oneTimes: [(at: Millis, order: String?, purchaseState: Int?, quantity: Int64, productId: String?,
-                    currency: String?)] = []
+                    currency: String?, free: Bool)] = []
     /// One-time product RTDNs: (time, `notificationType`, product).
     var oneTimeEvents: [(at: Millis, type: Int?, productId: String?)] = []
     /// Some record showed this token is a test purchase (``Fact/Kind/testPurchase``).
@@ -58,8 +58,8 @@ struct TokenFacts {
                 voids.append((at, order, refundType, quantity))
             case .link(_, _, let from):
                 if from != token, !linkedFrom.contains(from) { linkedFrom.append(from) }
-            case .oneTime(_, let at, let order, let purchaseState, let quantity, let productId, let currency):
-                oneTimes.append((at, order, purchaseState, quantity, productId, currency))
+            case .oneTime(_, let at, let order, let purchaseState, let quantity, let productId, let currency, let free):
+                oneTimes.append((at, order, purchaseState, quantity, productId, currency, free))
             case .oneTimeEvent(_, let at, let type, let productId):
                 oneTimeEvents.append((at, type, productId))
             case .testPurchase:

@@ -134,6 +134,11 @@ struct TokenTimeline {
                         periods[i].end = expiry
                         if let price = snapshot.priceMicros { periods[i].priceMicros = price }
                         if let currency = snapshot.currency { periods[i].currency = currency }
+                        // What one fetch shows of the order another may not (a v1 resource has no offer phase, a v2
+                        // one before 2026 neither): a proof is never taken back.
+                        if snapshot.prorated { periods[i].isProration = true }
+                        if snapshot.trial { periods[i].isTrial = true }
+                        if TokenTimeline.provesPayment(snapshot) { periods[i].isAssumedPaid = false }
                     }
                     continue
                 }
@@ -160,6 +165,8 @@ struct TokenTimeline {
                                    isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
                                    priceMicros: snapshot.priceMicros, currency: snapshot.currency)
                 shown.isProration = snapshot.prorated
+                // A running v1 order always states its `paymentState`; a v2 one before 2026 had no offer phase.
+                shown.isAssumedPaid = snapshot.state.version == 2 && !shown.isTrial && !TokenTimeline.provesPayment(snapshot)
                 periods.append(shown)
                 phase = .active
                 phaseSince = t
@@ -393,14 +400,21 @@ struct TokenTimeline {
     /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
     /// previous order (with the orders missing in between), else one billing period before its expiry, never
     /// before the previous order's end. Returns the missing orders, then it.
+    /// Whether `snapshot` proves its order paid or a free trial: a renewal (`..N`, never a trial), a stated
+    /// payment state (v1 `paymentState`, v2 `offerPhase`) or an introductory price. A first order that shows none
+    /// of these may have been an unconverted free trial: a v1 resource once expired (Google drops
+    /// `paymentState`), or a v2 one fetched before January 2026, when Google added `offerPhase`. (v2's latest
+    /// successful order is no proof for a first order: an unconverted trial's $0 order is one.)
+    static func provesPayment(_ snapshot: GoogleFact.Snapshot) -> Bool {
+        GoogleOrderId.index(snapshot.order) >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1
+    }
+
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
         let index = GoogleOrderId.index(order)
         // A pending payment (0) or a deferred change not yet in effect (3) was never charged.
         guard snapshot.state.paymentState != 0, snapshot.state.paymentState != 3 else { return [] }
-        // (v2's latest successful order is no proof for a first order: an unconverted trial's $0 order is one.)
-        let proven = index >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1
         let end = min(expiry, snapshot.at)
         var placed: (start: Millis, missing: [Period])
         if continuing || previous == nil {
@@ -414,7 +428,7 @@ struct TokenTimeline {
         var ended = Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
                            isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
                            priceMicros: snapshot.priceMicros, currency: snapshot.currency)
-        ended.isAssumedPaid = !proven
+        ended.isAssumedPaid = !provesPayment(snapshot)
         ended.isProration = snapshot.prorated
         return placed.missing + [ended]
     }

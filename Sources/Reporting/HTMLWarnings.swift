@@ -35,11 +35,13 @@ struct HTMLWarnings: Sendable {
             }.joined(separator: ", ") + "."
             let prorations = tables.prorationPeriodProducts
             if !prorations.isEmpty {
-                out += " Among them are Google proration periods after a change of plan ("
+                out += " Among them are Google proration periods, time a change of plan credited or an add-on aligned with"
+                    + " its base plan ("
                     + HTMLText.escape(prorations.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
                     + "), whose charge no payload states (nothing with time proration, a prorated difference or the full"
                     + " price with other replacement modes): no price list prices them, and MRR counts them at the plan's"
-                    + " recurring price. <code>summary.json</code> counts them under <code>warnings</code>"
+                    + " recurring price over the product's duration in <code>--prices</code> (without one, over the"
+                    + " period's own length). <code>summary.json</code> counts them under <code>warnings</code>"
                     + " (<code>proration_periods</code>)."
             }
             if priceable {
@@ -54,8 +56,9 @@ struct HTMLWarnings: Sendable {
                                   what: "Periods of an introductory or other offer whose payloads state no price count at the "
                                       + "list price of <code>--prices</code>, which has one price per product")
         out += Self.overstatement(id: "warning-assumed-paid", tables.assumedPaidPeriodProducts, key: "assumed_paid_periods",
-                                  what: "Some first orders were seen only after they had expired, when Google no longer says "
-                                      + "whether they were free trials; they count as paid")
+                                  what: "Some first orders showed no payment (resources fetched once they had expired, when "
+                                      + "Google no longer says whether they were free trials, or v2 resources from before "
+                                      + "January 2026, which had no offer phase); they count as paid")
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {
             out += "<p class=\"banner\" id=\"warning-fx\" role=\"note\"><strong>Amounts in " + HTMLText.escape(currency)

@@ -63,8 +63,8 @@ public enum SummaryJSON {
     /// What makes the figures understate or incomplete, as counts a nightly job can alert on (cli.md: "when
     /// transactions had no price"): `unpriced_transactions` (revenue and MRR leave them out) with the products
     /// they belong to, `list_priced_offers` (offers without a stated price, counted at the list price: revenue and MRR
-    /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders seen only once
-    /// expired, counted as paid though one may have been an unconverted free trial) with theirs,
+    /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders whose resources
+    /// showed no payment, counted as paid though one may have been an unconverted free trial) with theirs,
     /// `proration_periods` (of the unpriced transactions, Google proration periods, whose charge no payload states)
     /// with theirs, and with
     /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always

@@ -35,7 +35,8 @@ public struct MetricsEngine: Sendable {
 
     /// Adds one subscription (or one-time purchase subject). Call once per history; order does not matter.
     public mutating func add(_ history: SubscriptionHistory) {
-        let timeline = Timeline(history: Self.trialsByLength(history, prices: options.prices), asOf: options.asOf)
+        let timeline = Timeline(history: Self.trialsByLength(history, prices: options.prices, asOf: options.asOf),
+                                asOf: options.asOf)
         let priced = PricedTimeline(timeline, prices: options.prices)
         subscriptions.add(timeline, months: &months)
         revenue.add(priced, prices: options.prices, months: &months)
@@ -46,19 +47,25 @@ public struct MetricsEngine: Sendable {
     }
 
     /// `history` with its first period made a free trial when it is assumed paid (``Period/isAssumedPaid``: a
-    /// Google first order seen only once expired) and ran shorter than one billing period of its product (the
-    /// price list's duration, a day's slack): a subscription's first charge buys a whole period, so it was no
-    /// charge of that product. One ended sooner by a refund or a replacement says nothing and stays paid, and so
-    /// does the first order of a later token of the chain (an upgrade's prorated order may run short); without a
-    /// listed duration nothing changes.
-    static func trialsByLength(_ history: SubscriptionHistory, prices: PriceList) -> SubscriptionHistory {
-        guard let index = history.periods.indices.min(by: { history.periods[$0].start < history.periods[$1].start }) else {
-            return history
-        }
+    /// Google first order whose payloads showed no payment) and ran shorter than one billing period of its
+    /// product, a day's slack: a subscription's first charge buys a whole period, so it was no charge of that
+    /// product. The billing period is the price list's duration, else that of the order which renewed it (by the
+    /// as-of time: the next period, of the same product, proven paid, starting within a day of its end). One ended
+    /// sooner by a refund or a replacement says nothing and stays paid, and so does the first order of a later
+    /// token of the chain (an upgrade's prorated order may run short); with neither duration nothing changes.
+    static func trialsByLength(_ history: SubscriptionHistory, prices: PriceList, asOf: Millis) -> SubscriptionHistory {
+        let day: Int64 = 86_400_000
+        let byStart = history.periods.indices.sorted { history.periods[$0].start < history.periods[$1].start }
+        guard let index = byStart.first else { return history }
         let period = history.periods[index]
-        guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced,
-              let duration = prices.duration(platform: history.platform, productId: period.productId),
-              FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * 86_400_000 else { return history }
+        guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced else { return history }
+        let renewal = byStart.dropFirst().first.map { history.periods[$0] }.flatMap { next -> BillingDuration? in
+            guard next.start <= asOf, !next.isTrial, !next.isAssumedPaid, !next.isProration, next.productId == period.productId,
+                  abs(FullWidth.subtract(next.start, period.end)) <= day else { return nil }
+            return BillingDuration.inferred(lengthMillis: FullWidth.subtract(next.scheduledEnd ?? next.end, next.start))
+        }
+        guard let duration = prices.duration(platform: history.platform, productId: period.productId) ?? renewal,
+              FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * day else { return history }
         var result = history
         result.periods[index].isTrial = true
         result.periods[index].isAssumedPaid = false

@@ -35,10 +35,11 @@ extension ReportTables {
     /// `unpriced_transactions` over every row.
     public var unpricedTransactions: Int { revenueMonthly.reduce(0) { $0 + $1.unpricedTransactions } }
 
-    /// Of ``unpricedTransactions``, those whose currency is unknown (rows with an empty `currency`): no price
-    /// list row can price them, only a `currency` in their records' envelopes.
+    /// Of ``unpricedTransactions``, those whose currency is unknown (rows with an empty `currency`) and that a
+    /// price is all they lack (not ``prorationPeriods``): no price list row can price them, only a `currency` in
+    /// their records' envelopes.
     public var unpricedWithoutCurrency: Int {
-        revenueMonthly.reduce(0) { $0 + ($1.currency.isEmpty ? $1.unpricedTransactions : 0) }
+        revenueMonthly.reduce(0) { $0 + ($1.currency.isEmpty ? $1.unpricedTransactions - $1.prorationPeriods : 0) }
     }
 
     /// The products with offers priced from the list (``RevenueMonthlyRow/listPricedOffers``), sorted as

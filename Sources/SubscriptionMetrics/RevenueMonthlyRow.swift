@@ -26,7 +26,7 @@ public struct RevenueMonthlyRow: Sendable, Hashable {
     /// the report's warnings say it (``ReportTables/listPricedOffers``).
     public var listPricedOffers: Int = 0
     /// Of `transactions`, periods counted as paid though no payload showed a payment (``Period/isAssumedPaid``:
-    /// Google first orders seen only once expired, which may have been unconverted free trials). Not a CSV
+    /// Google first orders whose resources showed no payment, which may have been unconverted free trials). Not a CSV
     /// column: the report's warnings say it (``ReportTables/assumedPaidPeriods``).
     public var assumedPaidPeriods: Int = 0
     /// Of `unpricedTransactions`, Google proration periods (``Period/isProration``): their charge is not stated,

@@ -52,17 +52,18 @@ extension ReportJob.Outcome {
         let unpriced = tables.unpricedProducts
         if !unpriced.isEmpty {
             // A transaction of unknown currency no price list row can price: only its envelope's `currency` can.
-            // Nor can one a proration period: its charge, not its price, is unknown.
+            // Nor can any row price a proration period, whose charge, not its price, is unknown; but without the
+            // list its MRR has no billing duration but its own length.
             let withoutCurrency = tables.unpricedWithoutCurrency
             let prorations = tables.prorationPeriods, priceable = tables.unpricedTransactions - prorations
             var fixes: [String] = []
-            if priceable > 0, withoutCurrency < priceable || !pricesGiven {
+            if (priceable > 0 && (withoutCurrency < priceable || !pricesGiven)) || (prorations > 0 && !pricesGiven) {
                 fixes.append(pricesGiven
                     ? "add rows for these products to the --prices file"
                     : "pass --prices FILE, a CSV of platform,product_id,currency,price,duration with a row for each of these products")
             }
             if withoutCurrency > 0 {
-                fixes.append((withoutCurrency == tables.unpricedTransactions
+                fixes.append((withoutCurrency == priceable
                                ? "none of them had a currency" : "\(withoutCurrency) of them had no currency")
                     + " in their payloads or envelopes, and a price list row is for one currency: log `currency` in the"
                     + " envelopes of such records (a Google prepaid plan states none, nor does a receipt)")
@@ -71,16 +72,17 @@ extension ReportJob.Outcome {
                 + "known price (\(unpriced.counted)): "
                 + (priceable > 0 ? "revenue and MRR leave them out and understate, and MRR movements count a subscription"
                     + " whose current period turns unpriced as churned (and priced again as reactivated)"
-                    : "revenue leaves them out and understates")
+                    : "revenue leaves them out")
             var metadata: Logger.Metadata = ["unpriced_transactions": "\(tables.unpricedTransactions)",
                                              "unpriced_products": "\(unpriced.names)"]
             if prorations > 0 {
                 let products = tables.prorationPeriodProducts
                 message += "; \(prorations) of them \(prorations == 1 ? "is a" : "are") Google proration period\(prorations == 1 ? "" : "s")"
-                    + " after a change of plan (\(products.counted)), whose charge no payload states (nothing with time"
-                    + " proration, a prorated difference or the full price with other replacement modes): revenue"
-                    + " understates only where one was charged, MRR counts them at the plan's recurring price, and no"
-                    + " price list prices them"
+                    + " (time a change of plan credited, or an add-on aligned with its base plan: \(products.counted)),"
+                    + " whose charge no payload states (nothing with time proration, a prorated difference or the full"
+                    + " price with other replacement modes): revenue understates only where one was charged, no price"
+                    + " list prices them, and MRR counts them at the plan's recurring price over the product's duration"
+                    + " in --prices (without one, over the period's own length)"
                 metadata["proration_periods"] = "\(prorations)"
                 metadata["proration_period_products"] = "\(products.names)"
             }
@@ -100,11 +102,13 @@ extension ReportJob.Outcome {
         if !assumed.isEmpty {
             let count = tables.assumedPaidPeriods
             logger.warning("""
-                \(count) first order\(count == 1 ? " was" : "s were") seen only after \(count == 1 ? "it" : "they") had \
-                expired (\(assumed.counted)) and \(count == 1 ? "is" : "are") counted as paid, as \
-                metrics.md counts every period not shown as a trial; Google drops paymentState once a subscription \
-                expires, so an unconverted free trial looks the same, and revenue, new subscriptions and MRR \
-                overstate if some were: archive the resource fetched at each notification to tell them apart
+                \(count) first order\(count == 1 ? "" : "s") showed no payment (\(assumed.counted)) and \
+                \(count == 1 ? "is" : "are") counted as paid, as metrics.md counts every period not shown as a trial; \
+                a v1 resource fetched only once its order had expired (Google drops paymentState then) or a v2 one \
+                fetched before Google added offerPhase (January 2026) cannot tell a free trial from a charge, so \
+                revenue, new subscriptions and MRR overstate where one was an unconverted trial (a first order shorter \
+                than one billing period, the --prices duration or else its renewal's, already counts as a trial): \
+                archive the resource fetched at each notification, and give --prices with durations
                 """, metadata: ["assumed_paid_periods": "\(count)",
                                 "assumed_paid_period_products": "\(assumed.names)"])
         }

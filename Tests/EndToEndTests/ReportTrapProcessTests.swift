@@ -141,9 +141,9 @@ struct ReportTrapProcessTests {
                                                "--as-of", "2026-02-28"], in: workspace, tag: "report")
         #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
         #expect(report.stderr.contains("1 transaction had no known price (google premium_monthly 1)"), "\(report.stderr)")
-        #expect(report.stderr.contains("1 of them is a Google proration period after a change of plan (google premium_monthly 1)"),
-                "\(report.stderr)")
-        #expect(!report.stderr.contains("--prices") && !report.stderr.contains("MRR movements count"), "\(report.stderr)")
+        #expect(report.stderr.contains("1 of them is a Google proration period (time a change of plan credited, or an add-on aligned"
+                                       + " with its base plan: google premium_monthly 1)"), "\(report.stderr)")
+        #expect(!report.stderr.contains("add rows for these products") && !report.stderr.contains("MRR movements count"), "\(report.stderr)")
         try Self.expectOneProductWarned(in: workspace, count: "proration_periods", products: "proration_period_products",
                                         product: "premium_monthly")
         #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map {
@@ -151,6 +151,21 @@ struct ReportTrapProcessTests {
         } == ["2026-01 basic_monthly 4.99 1 0 0.00", "2026-01 premium_monthly 0.00 1 1 9.99", "2026-02 premium_monthly 9.99 1 0 9.99"])
         let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
         #expect(page.contains("<strong>Revenue understates.</strong>") && page.contains("Among them are Google proration periods"))
+
+        // Beside a receipt's unpriced renewal, without --prices: both are unpriced, the list is asked for (the receipt's
+        // price, the credit's billing duration), and the proration's MRR runs over its own 36 days: 9.99 × 30 / 36.
+        let receipt = #"{"received_at":"2026-01-20T00:00:00Z","source":"apple.verify_receipt","currency":"USD","body":{"status":0,"#
+            + #""environment":"Production","receipt":{"bundle_id":"com.example.app","request_date_ms":"1768867200000","in_app":[]},"#
+            + #""latest_receipt_info":[{"quantity":"1","product_id":"pro_monthly","transaction_id":"2000000001","#
+            + #""original_transaction_id":"2000000001","purchase_date_ms":"1768003200000","expires_date_ms":"1770681600000","#
+            + #""is_trial_period":"false","is_in_intro_offer_period":"false"}]}}"#
+        try IngestFixtures.write([receipt], to: workspace.file("receipt.ndjson"))
+        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "receipt.ndjson"], in: workspace, tag: "receipt").status == 0)
+        let bare = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "b", "--as-of", "2026-01-31"], in: workspace, tag: "bare")
+        #expect(bare.stderr.contains("2 transactions had no known price (apple pro_monthly 1, google premium_monthly 1)")
+                && bare.stderr.contains("revenue and MRR leave them out") && bare.stderr.contains("1 of them is a Google proration period")
+                && bare.stderr.contains("pass --prices FILE"), "\(bare.stderr)")
+        #expect(try Self.csv(workspace.file("b/revenue_monthly.csv")).first { $0["product_id"] == "premium_monthly" }?["mrr_end"] == "8.33")
     }
 
     /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
@@ -205,13 +220,37 @@ struct ReportTrapProcessTests {
         let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-03-31T00:00:00Z"],
                                               in: workspace, tag: "report")
         #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
-        #expect(report.stderr.contains("1 first order was seen only after it had expired (google premium 1) and is counted as paid"),
+        #expect(report.stderr.contains("1 first order showed no payment (google premium 1) and is counted as paid"),
                 "\(report.stderr)")
         let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
         #expect(revenue.map { "\($0["month"] ?? "") \($0["gross"] ?? "")" } == ["2024-02 5.99"], "\(revenue)")
         try Self.expectOneProductWarned(in: workspace, count: "assumed_paid_periods", products: "assumed_paid_period_products",
                                         product: "premium")
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-assumed-paid\""))
+    }
+
+    /// v2 resources fetched before January 2026 have no `offerPhase`: a 7-day first order then its renewal `..0` a
+    /// month long was a free trial that converted, which the renewal's length shows without a price list. One
+    /// subscription, one trial converted, one charge of 4.99, nothing assumed.
+    @Test func aV2TrialFromBeforeOfferPhasesIsFoundByItsLength() throws {
+        let workspace = try TemporaryDirectory()
+        func resource(_ received: String, expiry: String, order: String) -> String {
+            #"{"received_at":"\#(received)","source":"google.subscription.v2","package_name":"com.example.app","purchase_token":"tok-g8","#
+                + #""subscription_id":"premium_monthly","body":{"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"US","#
+                + #""startTime":"2024-06-10T10:00:00Z","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","latestOrderId":"\#(order)","#
+                + #""lineItems":[{"productId":"premium_monthly","expiryTime":"\#(expiry)","offerDetails":{"basePlanId":"monthly","#
+                + #""offerId":"freetrial-7d","offerTags":["trial"]},"latestSuccessfulOrderId":"\#(order)","autoRenewingPlan":{"#
+                + #""autoRenewEnabled":true,"recurringPrice":{"currencyCode":"USD","units":"4","nanos":990000000}}}]}}"#
+        }
+        try IngestFixtures.write([resource("2024-06-10T10:00:06Z", expiry: "2024-06-17T10:00:00Z", order: "GPA.3401-1111-2222-33333"),
+                                  resource("2024-06-17T10:00:06Z", expiry: "2024-07-17T10:00:00Z", order: "GPA.3401-1111-2222-33333..0")],
+                                 to: workspace.file("g8.ndjson"))
+        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "g8.ndjson"], in: workspace, tag: "ingest").status == 0)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-06-30"], in: workspace, tag: "report")
+        #expect(report.status == 0 && !report.stderr.contains("showed no payment"), "\(report.stderr)")
+        #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map { "\($0["month"]!) \($0["gross"]!) \($0["transactions"]!)" }
+                == ["2024-06 4.99 1"])
+        #expect(try Self.csv(workspace.file("r/trial_conversion.csv")).map { "\($0["trials"]!) \($0["converted"]!)" } == ["1 1"])
     }
 
     /// Item 8: the summary's churn line is made of the rate's own numbers (its numerator and active_start), and

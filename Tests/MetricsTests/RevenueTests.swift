@@ -120,6 +120,26 @@ import Testing
             google,monthly,USD,4.99,P1M
             """))
         #expect(chained.assumedPaidPeriods == 1 && chained.trialConversion.isEmpty)
+
+        // Without a price list, the order that renewed it gives the billing period: a week before a month is a
+        // trial that converted; not before the renewal has started by the as-of time, nor when the renewal is of
+        // another product or itself unproven.
+        var first = paid("GPA.7", "monthly", utc(2024, 3, 1), utc(2024, 3, 8), price: 4_990_000)
+        first.isAssumedPaid = true
+        let renewed = SubscriptionHistory(platform: .google, id: "f", periods: [
+            first, paid("GPA.7..0", "monthly", utc(2024, 3, 8), utc(2024, 4, 8), price: 4_990_000),
+        ])
+        let converted = try tables([renewed], asOf: utc(2024, 3, 31))
+        #expect(converted.assumedPaidPeriods == 0)
+        #expect(converted.trialConversion.map { "\($0.cohortMonth) \($0.trials) \($0.converted)" } == ["2024-03 1 1"])
+        #expect(converted.revenueMonthly.map { "\($0.month) \($0.transactions) \($0.gross.text)" } == ["2024-03 1 4.99"])
+        #expect(try tables([renewed], asOf: utc(2024, 3, 7)).assumedPaidPeriods == 1)
+        var otherProduct = renewed
+        otherProduct.periods[1].productId = "yearly"
+        #expect(try tables([otherProduct], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 1)
+        var unproven = renewed
+        unproven.periods[1].isAssumedPaid = true
+        #expect(try tables([unproven], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 2)
     }
 
     /// A Google proration period (an upgrade's credit turned into time on the new plan) states no charge: it is an

@@ -37,6 +37,8 @@ import Testing
         .state(GoogleFact.Snapshot(token: "tok-7", at: 1_709_300_000_000, order: "GPA.3372-8841-2214-50783",
                                    expiry: 1_712_000_000_000, state: offered, productId: "premium_monthly",
                                    priceMicros: 9_990_000, currency: "USD", paidOrder: true, prorated: true)),
+        .oneTime(token: "tok-8", at: 1_709_300_000_000, order: nil, purchaseState: 0, quantity: 1,
+                 productId: "coins_100", currency: "USD", free: true),
     ]
 
     @Test(arguments: facts)
@@ -52,6 +54,7 @@ import Testing
         #expect(state.flags == [.introductory, .on, .inferred] && state.ref == "GPA.3372-8841-2214-50781..2")
         #expect(GoogleFactCodec.encode(Self.facts[13], observedAt: 0).detail == "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")
         #expect(GoogleFactCodec.encode(Self.facts[14], observedAt: 0).flags == [.paidOrder, .prorated])
+        #expect(GoogleFactCodec.encode(Self.facts[15], observedAt: 0).flags == [.free])
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=990000x3")?.introductoryOffer?.cycles == 3)
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;intro=x3") == nil)
         #expect(GoogleSubscriptionState(code: "v1;SUBSCRIPTION_STATE_ACTIVE;pay=1;cancel=;other=1") == nil)

@@ -307,12 +307,15 @@ struct GoogleHistoryBuilderTests {
     /// An upgrade with time proration: the new token's first order funds a `prorationPeriod` phase, the credit of
     /// the old plan turned into time on the new one, which may have cost nothing, a difference or the full price.
     /// The period keeps the recurring price (its MRR's rate) and is marked a proration; the renewal after it, at
-    /// the base price, is not. A later fetch of the same order in its base phase changes nothing.
+    /// the base price, is not. A v1 fetch of the order, which has no offer phase, denies nothing: fetched first,
+    /// the v2 fetch after it still marks the period.
     @Test func prorationPhaseIsMarkedAndKeepsTheRecurringPrice() throws {
         let token = "tok-pr", product = "premium_monthly"
         let change = ms("2024-01-20T00:00:00Z"), creditEnd = ms("2024-02-28T00:00:00Z")
         var archive = Archive()
         let linked = #""linkedPurchaseToken":"tok-basic","#
+        try archive.v1(token, product, at: change - 60_000, v1JSON(start: change, expiry: creditEnd, orderId: "GPA.7", paymentState: 1,
+                                                                   autoRenewing: true, linked: "tok-basic", priceMicros: "9990000"))
         try archive.v2(token, product, at: change, v2JSON(state: active, start: "2024-01-20T00:00:00Z", expiry: "2024-02-28T00:00:00Z",
                                                           latestOrderId: "GPA.7", units: "9",
                                                           offerPhase: #""prorationPeriod":{"originalOfferPhaseType":"BASE"}"#, extra: linked))
@@ -341,6 +344,31 @@ struct GoogleHistoryBuilderTests {
         #expect(history.purchases == [OneTimePurchase(id: "GPA.9", productId: "coins_100", purchasedAt: bought, currency: "EUR",
                                                       refunds: [OneTimePurchase.Refund(at: bought + day)])])
         #expect(history.currencies == ["EUR"])
+    }
+
+    /// `ProductPurchase.purchaseType` 1 is a purchase with a promo code, 2 a reward (an ad watched instead of
+    /// paying): neither was paid for, so neither is a sale, though the ONE_TIME_PRODUCT_PURCHASED notification
+    /// says nothing of it. `purchaseType` absent is a sale as before.
+    @Test func promoCodeAndRewardedProductsAreNoSale() throws {
+        let bought = ms("2025-03-01T10:00:00Z")
+        var archives: [String: Archive] = [:]
+        for (token, purchaseType) in [("tok-promo", #""purchaseType":1,"#), ("tok-reward", #""purchaseType":2,"#), ("tok-paid", "")] {
+            var archive = Archive()
+            let resource = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\#(bought)","purchaseState":0,"#
+                + #""consumptionState":1,\#(purchaseType)"acknowledgementState":1,"regionCode":"US"}"#
+            archive.add(try record(.googleProductV1, resource, receivedAt: bought + 5_000, token: token, product: "gems_100",
+                                   currency: "USD"))
+            let notification = #"{"version":"1.0","packageName":"\#(package)","eventTimeMillis":"\#(bought)","#
+                + #""oneTimeProductNotification":{"version":"1.0","notificationType":1,"purchaseToken":"\#(token)","sku":"gems_100"}}"#
+            archive.add(try record(.googleRTDN, notification, receivedAt: bought))
+            #expect(archive.failures.isEmpty)
+            archives[token] = archive
+        }
+        func purchases(_ token: String) -> [String] {
+            builder.history(id: token, facts: archives[token]?.facts ?? []).purchases.map(\.productId)
+        }
+        #expect(purchases("tok-promo").isEmpty && purchases("tok-reward").isEmpty)
+        #expect(purchases("tok-paid") == ["gems_100"])
     }
 
     /// A multi-quantity purchase (`quantity` 7, sent as Google's int64 string) and two quantity-based partial
@@ -690,6 +718,35 @@ struct GoogleShownOrderTests {
         #expect(history.periods.map(\.id) == ["GPA.31..0"])
         #expect(history.periods.map(\.start) == [ms("2024-02-10T10:00:00Z")])
         #expect(history.periods.map(\.endReason) == [.billingIssue])
+    }
+
+    /// Google added `offerPhase` to v2 resources in January 2026: one fetched before shows a running first order
+    /// without saying whether it is a free trial, so the order is assumed paid; its renewal `..N` is proven. A v1
+    /// fetch of the same order stating `paymentState` 1 proves it, whichever came first; a v2 one with an offer
+    /// phase is proof from the start.
+    @Test func aV2FirstOrderWithoutAnOfferPhaseIsAnAssumedPayment() throws {
+        func bare(_ expiry: String, _ order: String) -> String {
+            v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-06-10T10:00:00Z", expiry: expiry, latestOrderId: order)
+                .replacingOccurrences(of: #","offerPhase":{"basePrice":{}}"#, with: "")
+        }
+        var archive = Archive()
+        try archive.v2("tok-b", product, at: ms("2024-06-10T10:00:00Z"), bare("2024-06-17T10:00:00Z", "GPA.40"))
+        try archive.v2("tok-b", product, at: ms("2024-06-17T10:00:00Z"), bare("2024-07-17T10:00:00Z", "GPA.40..0"))
+        let history = GoogleHistoryBuilder().history(id: "tok-b", facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.40", "GPA.40..0"])
+        #expect(history.periods.map(\.isAssumedPaid) == [true, false])
+        #expect(history.periods.map(\.isTrial) == [false, false])
+
+        try archive.v1("tok-b", product, at: ms("2024-06-11T10:00:00Z"),
+                       v1JSON(start: ms("2024-06-10T10:00:00Z"), expiry: ms("2024-06-17T10:00:00Z"), orderId: "GPA.40",
+                              paymentState: 1, autoRenewing: true))
+        #expect(GoogleHistoryBuilder().history(id: "tok-b", facts: archive.facts).periods.map(\.isAssumedPaid) == [false, false])
+
+        var phased = Archive()
+        try phased.v2("tok-p", product, at: ms("2024-06-10T10:00:00Z"),
+                      v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-06-10T10:00:00Z", expiry: "2024-07-10T10:00:00Z",
+                             latestOrderId: "GPA.41"))
+        #expect(GoogleHistoryBuilder().history(id: "tok-p", facts: phased.facts).periods.map(\.isAssumedPaid) == [false])
     }
 
     @Test func anUnconvertedTrialsLatestSuccessfulOrderIsAnAssumedPayment() throws {

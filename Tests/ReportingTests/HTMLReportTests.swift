@@ -500,7 +500,7 @@ private enum HTMLKeyCount {
         let prorationBanner = try #require(prorationPage.components(separatedBy: "<p class=\"banner\" id=\"warning-unpriced\"").dropFirst()
             .first?.components(separatedBy: "</p>").first)
         #expect(prorationBanner.contains("<strong>Revenue understates.</strong>") && !prorationBanner.contains("--prices FILE"))
-        #expect(prorationBanner.contains("Among them are Google proration periods after a change of plan (google "
+        #expect(prorationBanner.contains("Among them are Google proration periods, time a change of plan credited or an add-on aligned with its base plan (google "
                                          + prorated[paidIndex].periods[paidPeriod].productId + ")"), "\(prorationBanner)")
         for figure in pageFigures("<p" + prorationBanner + "</p>") { #expect(expectedText(figure, prorationTables.texts) == figure.text) }
 
