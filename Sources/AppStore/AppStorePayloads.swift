@@ -69,7 +69,12 @@ public struct AppStorePayloads: PayloadRecognizer {
             let dated = object["receipt"].flatMap { AppleDate.millis($0, "request_date") } != nil
             return RecognizedPayload(source: .appleVerifyReceipt, payload: json, identity: dated ? .dated : nil)
         }
-        // Server API responses: their facts are dated by the signed payloads they list.
+        // Server API responses: their facts are dated by the signed payloads they list. Get Transaction Info
+        // (`TransactionInfoResponse`) holds one signed transaction: read as that transaction.
+        if case .string(let text)? = object["signedTransactionInfo"], object["data"] == nil, object["signedRenewalInfo"] == nil,
+           let transaction = recognizeJWS(text), transaction.source == .appleTransaction {
+            return transaction
+        }
         if object["signedTransactions"] != nil {
             return RecognizedPayload(source: .appleTransactionHistory, payload: json, identity: .dated)
         }

@@ -71,7 +71,7 @@ extension AppStoreTranslator {
         if let original {
             _ = try list.part("notificationType", payload["notificationType"]) { list throws(Rejection) -> Bool? in
                 try statement(type: type, subtype: subtype, original: original, signedDate: signedDate, expiry: expiry,
-                              renewal: renewal, into: &list)
+                              purchased: stated?.purchased, renewal: renewal, into: &list)
                 return true
             }
         }
@@ -79,8 +79,9 @@ extension AppStoreTranslator {
     }
 
     /// What the notification type itself says, beside its transaction and renewal info.
+    /// `purchased` and `expiry`: the notification's transaction's purchase date and expiry.
     private func statement(type: String, subtype: String?, original: String, signedDate: Millis, expiry: Millis?,
-                           renewal: JSON?, into list: inout FactList) throws(Rejection) {
+                           purchased: Millis?, renewal: JSON?, into list: inout FactList) throws(Rejection) {
         let noticeAt = expiry ?? signedDate
         switch type {
         case "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED":
@@ -93,6 +94,12 @@ extension AppStoreTranslator {
             // The end of billing retry is the notice itself; other expiries happen at the period end.
             let at = reason == .billing ? signedDate : noticeAt
             list.add(.expiry(AppleFact.Expiry(subject: original, at: at, reason: reason, periodEnd: expiry)))
+        case "DID_RENEW" where subtype == "BILLING_RECOVERY":
+            // A renewal that recovers a billing issue proves the issue, whether or not its DID_FAIL_TO_RENEW was
+            // archived: stated at the recovered period's start, the episode opens at the end of the one before.
+            if let purchased {
+                list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: purchased, statedBy: "BILLING_RECOVERY")))
+            }
         case "DID_CHANGE_RENEWAL_STATUS":
             if subtype == "AUTO_RENEW_ENABLED" || subtype == "AUTO_RENEW_DISABLED" {
                 list.add(.renewalStatus(AppleFact.RenewalStatus(subject: original, at: signedDate,
@@ -100,7 +107,7 @@ extension AppStoreTranslator {
                                                                 productId: renewal?["autoRenewProductId"]?.nonEmptyString)))
             }
         default:
-            // SUBSCRIBED, DID_RENEW (BILLING_RECOVERY included: the new period starts at T),
+            // SUBSCRIBED, DID_RENEW (the new period starts at T),
             // DID_CHANGE_RENEWAL_PREF, OFFER_REDEEMED, PRICE_INCREASE, REFUND, REFUND_DECLINED, REVOKE,
             // RENEWAL_EXTENDED, CONSUMPTION_REQUEST, ONE_TIME_CHARGE and unknown types: the transaction and
             // renewal info say it all.

@@ -31,9 +31,11 @@ public struct AppStoreTranslator: StoreTranslator {
     /// count; 11: a receipt's promotional offer or offer code is a paid offer; 12: a transaction expiring, refunded
     /// or upgraded before its purchase is rejected, a signed transaction's offer of any type is a paid offer; 13: a
     /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`; 14: a RESCIND_CONSENT
-    /// notification's `appData` names its bundle; 15: a negative price rejected) plus ``AppleFactCodec/version``, so that ledgers translated
-    /// before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 15 + AppleFactCodec.version
+    /// notification's `appData` names its bundle; 15: a negative price rejected; 16: a billing recovery (V2
+    /// DID_RENEW BILLING_RECOVERY, V1 DID_RECOVER or RENEWAL) states its billing issue, a Get Transaction Info
+    /// response is read) plus ``AppleFactCodec/version``, so that ledgers translated before either changed are
+    /// reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 16 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -86,7 +88,13 @@ public struct AppStoreTranslator: StoreTranslator {
             return try transactionHistory(body, envelope: record.envelope)
         case (.appleSubscriptionStatuses, .json(let body)):
             return try subscriptionStatuses(body, envelope: record.envelope)
-        case (.appleTransaction, .json), (.appleRenewalInfo, .json):
+        case (.appleTransaction, .json(let body)):
+            // A Get Transaction Info response (`TransactionInfoResponse`) wraps the one signed transaction.
+            guard let text = body["signedTransactionInfo"]?.nonEmptyString, body["signedRenewalInfo"] == nil else {
+                throw .invalid("apple.transaction must be a JWS, or a Get Transaction Info response: signedTransactionInfo alone")
+            }
+            return try signedTransaction(text, envelope: record.envelope, decoded: record.decodedJWS)
+        case (.appleRenewalInfo, .json):
             throw .invalid("\(record.source.rawValue) must be a JWS")
         case (.appleVerifyReceipt, .jws), (.appleNotificationV1, .jws), (.appleTransactionHistory, .jws),
              (.appleSubscriptionStatuses, .jws):
@@ -176,8 +184,17 @@ public struct AppStoreTranslator: StoreTranslator {
                 list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: at, graceEnd: grace, statedBy: type)))
                 return true
             }
+        case "DID_RECOVER", "RENEWAL":
+            // "Successful automatic renewal of an expired subscription that failed to renew in the past" (RENEWAL is
+            // its older name): the billing issue stands whether or not its DID_FAIL_TO_RENEW was archived, stated
+            // at the recovered period's start, so the episode opens at the end of the one before.
+            _ = try list.part("notification_type", body["notification_type"]) { list throws(Rejection) -> Bool? in
+                guard let original, let recovered = legacy.latestPurchase[original] else { return nil }
+                list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: recovered, statedBy: type)))
+                return true
+            }
         default:
-            // INITIAL_BUY, DID_RENEW, DID_RECOVER, INTERACTIVE_RENEWAL, CANCEL, REFUND, REVOKE, RENEWAL,
+            // INITIAL_BUY, DID_RENEW, INTERACTIVE_RENEWAL, CANCEL, REFUND, REVOKE,
             // PRICE_INCREASE_CONSENT, CONSUMPTION_REQUEST and types unknown to us: the receipt says it all.
             break
         }

@@ -161,8 +161,12 @@ public enum AppleFact: Sendable, Hashable {
         /// G, the end of the grace period, when known.
         public var graceEnd: Millis?
         /// What said so: `DID_FAIL_TO_RENEW`, `GRACE_PERIOD_EXPIRED`, `isInBillingRetryPeriod`,
-        /// `is_in_billing_retry_period`, `expirationIntent`, `expiration_intent`.
+        /// `is_in_billing_retry_period`, `expirationIntent`, `expiration_intent`, or a recovery (`BILLING_RECOVERY`,
+        /// `DID_RECOVER`, `RENEWAL`), stated at the recovered period's start.
         public var statedBy: String
+
+        /// Stated by a recovery, at the recovered period's start, rather than by a failure notice.
+        public var isRecovery: Bool { ["BILLING_RECOVERY", "DID_RECOVER", "RENEWAL"].contains(statedBy) }
 
         public init(subject: String, at: Millis, graceEnd: Millis? = nil, statedBy: String) {
             self.subject = subject

@@ -255,7 +255,14 @@ public struct AppleHistoryBuilder: Sendable {
         let ends = periods.map(\.end).sorted()
         var graceByStart: [Millis: Millis?] = [:]
         for case .billingIssue(let issue) in facts.lazy.map(\.fact) {
-            let failedAt = ends.last { $0 <= issue.at } ?? issue.at
+            let previousEnd = ends.last { $0 <= issue.at }
+            // A recovery opens an episode only at a period the archive holds that ended before it, within Apple's
+            // longest retry: archived from mid-life, it may lack the period that failed.
+            if issue.isRecovery {
+                guard let previousEnd, previousEnd < issue.at,
+                      issue.at <= BillingEpisode.latestLoss(failedAt: previousEnd) else { continue }
+            }
+            let failedAt = previousEnd ?? issue.at
             if let grace = issue.graceEnd {
                 graceByStart[failedAt] = .some(grace)
             } else if graceByStart[failedAt] == nil {

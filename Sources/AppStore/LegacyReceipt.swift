@@ -18,6 +18,10 @@ struct LegacyReceipt {
     let times: PlausibleTimes
     /// Latest expiry per `original_transaction_id` among the subscription entries: E for a failure notice.
     private(set) var latestExpiry: [String: Millis] = [:]
+    /// By `original_transaction_id`: the purchase date of the subscription transaction with the latest expiry
+    /// among those no upgrade or refund ended (a V1 recovery's renewal), and that expiry.
+    private(set) var latestPurchase: [String: Millis] = [:]
+    private var latestPurchaseExpiry: [String: Millis] = [:]
 
     init(inApp: [Entry], latest: [Entry], pending: [Entry], times: PlausibleTimes) {
         var order: [String] = []
@@ -73,7 +77,14 @@ struct LegacyReceipt {
         let transaction = try AppleTransaction(receiptEntry: entry.value, path: entry.path, times: times)
         transaction.facts(into: &list, envelope: envelope, revocation: .asStated)
         if let expires = transaction.expires {
-            latestExpiry[transaction.originalTransactionId] = max(latestExpiry[transaction.originalTransactionId] ?? expires, expires)
+            let original = transaction.originalTransactionId
+            // A recovery renews the plan in force: not a transaction an upgrade or a refund ended.
+            if !transaction.upgraded, transaction.revoked == nil,
+               expires >= latestPurchaseExpiry[original] ?? expires {
+                latestPurchase[original] = transaction.purchased
+                latestPurchaseExpiry[original] = expires
+            }
+            latestExpiry[original] = max(latestExpiry[original] ?? expires, expires)
         }
     }
 

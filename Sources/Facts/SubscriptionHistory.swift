@@ -61,6 +61,9 @@ public struct Period: Sendable, Hashable {
     /// replacement modes. ``priceMicros`` is then the plan's recurring price, which its MRR runs at; the report
     /// counts the period as an unpriced transaction rather than guess its charge.
     public var isProration = false
+    /// An order no resource showed, filled in between two that did (Google's `..N` numbering proves it): its
+    /// start and length are inferred, one billing period each.
+    public var isFilledIn = false
     /// Price in millionths of the major unit of ``currency``, when the payload states it.
     public var priceMicros: Int64?
     /// ISO 4217 currency of the price, when known from the payload or its context.

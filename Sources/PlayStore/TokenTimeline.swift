@@ -129,8 +129,11 @@ struct TokenTimeline {
                 let order = snapshot.order ?? "\(facts.token)@\(expiry)"
                 if let i = orderIndex[order] {
                     // A later fetch of the current order: its expiry may have moved (deferral). Never in grace
-                    // here, and never an earlier order, whose end the next one's start already relies on.
+                    // here, and never an earlier order, whose end the next one's start already relies on. A
+                    // deferral lengthens access, not the billing period: the end it was sold with stays
+                    // `scheduledEnd`, as for an Apple extension.
                     if phase == .active || phase == .none, i == periods.count - 1 {
+                        if expiry > periods[i].end, periods[i].scheduledEnd == nil { periods[i].scheduledEnd = periods[i].end }
                         periods[i].end = expiry
                         if let price = snapshot.priceMicros { periods[i].priceMicros = price }
                         if let currency = snapshot.currency { periods[i].currency = currency }
@@ -166,7 +169,8 @@ struct TokenTimeline {
                                    priceMicros: snapshot.priceMicros, currency: snapshot.currency)
                 shown.isProration = snapshot.prorated
                 // A running v1 order always states its `paymentState`; a v2 one before 2026 had no offer phase.
-                shown.isAssumedPaid = snapshot.state.version == 2 && !shown.isTrial && !TokenTimeline.provesPayment(snapshot)
+                shown.isAssumedPaid = snapshot.state.version == 2 && !shown.isTrial
+                    && TokenTimeline.assumesPayment(snapshot, facts: facts)
                 periods.append(shown)
                 phase = .active
                 phaseSince = t
@@ -379,10 +383,12 @@ struct TokenTimeline {
         var start = previous.end
         for index in first..<shownIndex {
             guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
-            missing.append(Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
-                                  start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
-                                  priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
-                                  currency: snapshot.currency))
+            var filled = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
+                                start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
+                                priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
+                                currency: snapshot.currency)
+            filled.isFilledIn = true
+            missing.append(filled)
             start = end
         }
         return missing
@@ -409,6 +415,13 @@ struct TokenTimeline {
         GoogleOrderId.index(snapshot.order) >= 1 || snapshot.trial || snapshot.introductory || snapshot.state.paymentState == 1
     }
 
+    /// Whether the order `snapshot` shows is counted as paid without proof (``Period/isAssumedPaid``): it proves
+    /// nothing (``provesPayment(_:)``), and the token does not continue another (`linkedPurchaseToken`), whose
+    /// first order is a change of plan's, charged or prorated, not a new subscriber's free trial.
+    static func assumesPayment(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts) -> Bool {
+        facts.linkedFrom.isEmpty && !provesPayment(snapshot)
+    }
+
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
@@ -428,7 +441,7 @@ struct TokenTimeline {
         var ended = Period(id: order, productId: snapshot.productId ?? "", start: placed.start, end: end,
                            isTrial: snapshot.trial, isIntroductory: snapshot.introductory,
                            priceMicros: snapshot.priceMicros, currency: snapshot.currency)
-        ended.isAssumedPaid = !provesPayment(snapshot)
+        ended.isAssumedPaid = assumesPayment(snapshot, facts: facts)
         ended.isProration = snapshot.prorated
         return placed.missing + [ended]
     }

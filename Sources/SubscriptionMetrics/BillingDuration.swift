@@ -26,14 +26,17 @@ public struct BillingDuration: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "P\(count)\(unit.rawValue)" }
 
     /// The duration a period of `length` ms most likely was sold as (DESIGN.md): within ±2 days of 7 → P1W,
-    /// 30 → P1M, 60 → P2M, 91 → P3M, 182 → P6M, 365 → P1Y, else `P<n>D` (n the rounded days, at least 1).
+    /// ±3 of 30 → P1M, ±2 of 60 → P2M, ±3 of 91 → P3M, ±2 of 182 → P6M, ±2 of 365 → P1Y, else `P<n>D` (n the
+    /// rounded days, at least 1). A month runs 28 days in February and three months 89 from February to April; a
+    /// period placed at the notification or fetch that showed it starts a little after its charge, so it may run
+    /// a little less: ±3 keeps such a month a month.
     public static func inferred(lengthMillis length: Int64) -> BillingDuration {
         let days = Double(length) / 86_400_000
-        let known: [(days: Double, duration: BillingDuration)] = [
-            (7, .init(count: 1, unit: .week)), (30, .init(count: 1, unit: .month)), (60, .init(count: 2, unit: .month)),
-            (91, .init(count: 3, unit: .month)), (182, .init(count: 6, unit: .month)), (365, .init(count: 1, unit: .year)),
+        let known: [(days: Double, slack: Double, duration: BillingDuration)] = [
+            (7, 2, .init(count: 1, unit: .week)), (30, 3, .init(count: 1, unit: .month)), (60, 2, .init(count: 2, unit: .month)),
+            (91, 3, .init(count: 3, unit: .month)), (182, 2, .init(count: 6, unit: .month)), (365, 2, .init(count: 1, unit: .year)),
         ]
-        for candidate in known where abs(days - candidate.days) <= 2 { return candidate.duration }
+        for candidate in known where abs(days - candidate.days) <= candidate.slack { return candidate.duration }
         let rounded = days.rounded()
         return BillingDuration(count: rounded.isFinite ? max(1, Int(min(rounded, 100_000))) : 1, unit: .day)
     }

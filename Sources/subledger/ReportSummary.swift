@@ -104,11 +104,11 @@ extension ReportJob.Outcome {
             logger.warning("""
                 \(count) first order\(count == 1 ? "" : "s") showed no payment (\(assumed.counted)) and \
                 \(count == 1 ? "is" : "are") counted as paid, as metrics.md counts every period not shown as a trial; \
-                a v1 resource fetched only once its order had expired (Google drops paymentState then) or a v2 one \
-                fetched before Google added offerPhase (January 2026) cannot tell a free trial from a charge, so \
-                revenue, new subscriptions and MRR overstate where one was an unconverted trial (a first order shorter \
-                than one billing period, the --prices duration or else its renewal's, already counts as a trial): \
-                archive the resource fetched at each notification, and give --prices with durations
+                a resource fetched only once its order had expired (Google then drops v1's paymentState and v2's \
+                offerPhase) or a v2 one fetched before Google added offerPhase (January 2026) cannot tell a free trial \
+                from a charge, so revenue, new subscriptions and MRR overstate where one was a free trial (one shorter \
+                than the billing period its renewal shows already counts as one): give --prices with each product's \
+                duration, and archive the resource fetched at each notification
                 """, metadata: ["assumed_paid_periods": "\(count)",
                                 "assumed_paid_period_products": "\(assumed.names)"])
         }

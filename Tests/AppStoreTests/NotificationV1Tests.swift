@@ -111,6 +111,24 @@ import Testing
         #expect(facts.allSatisfy { $0.observedAt == 1_709_900_000_000 })
     }
 
+    /// DID_RECOVER (and RENEWAL, its name before 2021): "successful automatic renewal of an expired subscription
+    /// that failed to renew in the past". Without the DID_FAIL_TO_RENEW in the archive, it alone opens the episode
+    /// at the end of the period before the recovered one, recovered at the recovered transaction's purchase.
+    @Test(arguments: ["DID_RECOVER", "RENEWAL"])
+    func aRecoveryAloneStatesItsBillingIssue(_ type: String) throws {
+        let e: Millis = 1_709_532_000_000, recoveredAt: Millis = 1_709_704_800_000
+        let json = Self.notification(type: type)
+            .replacingOccurrences(of: #""purchase_date_ms": "1709445600000", "expires_date_ms": "1710136800000""#,
+                                  with: #""purchase_date_ms": "\#(recoveredAt)", "expires_date_ms": "1710309600000""#)
+        let facts = translator.translate(try record(.appleNotificationV1, json: json, envelope: Envelope(receivedAt: recoveredAt + 5_000))).facts
+        #expect(facts.of(AppleFactKind.billingIssue).map(\.at) == [recoveredAt])
+        let history = AppleHistoryBuilder().history(id: "2000", facts: facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .recovered(at: recoveredAt))])
+        // An interactive renewal (the user resubscribed) states no billing issue.
+        let interactive = translator.translate(try record(.appleNotificationV1, json: Self.notification(type: "INTERACTIVE_RENEWAL"))).facts
+        #expect(interactive.of(AppleFactKind.billingIssue).isEmpty)
+    }
+
     @Test func unknownTypesStillUseTheReceipt() throws {
         let facts = translator.translate(try record(.appleNotificationV1, json: Self.notification(type: "SOMETHING_NEW"))).facts
         #expect(facts.of(AppleFactKind.period).map(\.ref) == ["2000", "2001"])

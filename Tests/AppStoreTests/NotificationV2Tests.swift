@@ -87,7 +87,10 @@ import Testing
             let facts = try notification(type, subtype: subtype).facts
             #expect(facts.of(AppleFactKind.period).map(\.ref) == ["5002"], "\(type) \(subtype ?? "")")
             #expect(facts.of(AppleFactKind.period).first?.amountMicros == 4_990_000)
-            #expect(facts.of(AppleFactKind.revocation).isEmpty && facts.of(AppleFactKind.billingIssue).isEmpty)
+            #expect(facts.of(AppleFactKind.revocation).isEmpty)
+            // A billing recovery states the issue it recovers, at the recovered period's start.
+            #expect(facts.of(AppleFactKind.billingIssue).map(\.at) == (subtype == "BILLING_RECOVERY" ? [Self.purchase] : []),
+                    "\(type) \(subtype ?? "")")
         }
     }
 
@@ -313,5 +316,31 @@ import Testing
         #expect(history.episodes == [BillingEpisode(failedAt: Self.expires, graceEnd: 1_710_500_000_000,
                                                     outcome: .recovered(at: recoveredAt))])
         #expect(history.periods.map(\.id) == ["5002", "5003"])
+
+        // Without the DID_FAIL_TO_RENEW in the archive (missed, or archived only later), the recovery alone opens
+        // the episode at the previous period's end: recovered, in billing retry (no grace is known).
+        let alone = AppleHistoryBuilder().history(id: "5000", facts: recovered + (try notification("SUBSCRIBED", subtype: "INITIAL_BUY").facts))
+        #expect(alone.episodes == [BillingEpisode(failedAt: Self.expires, graceEnd: Self.expires, outcome: .recovered(at: recoveredAt))])
+        // Archived from mid-life, the period that failed may be missing: no episode is made up, at the recovered
+        // period's own start or at an end further back than Apple retries.
+        #expect(AppleHistoryBuilder().history(id: "5000", facts: recovered).episodes.isEmpty)
+        let muchLater = Self.expires + 61 * 86_400_000
+        let late = try notification("DID_RENEW", subtype: "BILLING_RECOVERY", transaction: Self.transaction(id: "5004", expires: muchLater + 30 * 86_400_000)
+            .replacingOccurrences(of: #""purchaseDate":\#(Self.purchase)"#, with: #""purchaseDate":\#(muchLater)"#)).facts
+        #expect(AppleHistoryBuilder().history(id: "5000", facts: late + (try notification("SUBSCRIBED", subtype: "INITIAL_BUY").facts))
+            .episodes.isEmpty)
+    }
+
+    /// A Get Transaction Info response (`TransactionInfoResponse`, GET /inApps/v1/transactions/{id}) holds one
+    /// signed transaction: read as that transaction, sniffed or under `apple.transaction`.
+    @Test func aTransactionInfoResponseIsItsTransaction() throws {
+        let response = #"{"signedTransactionInfo":"\#(try chain.sign(Self.transaction()))"}"#
+        let named = translator.translate(try record(.appleTransaction, json: response))
+        #expect(named.facts.of(AppleFactKind.period).map(\.ref) == ["5002"])
+        let sniffed = try #require(try AppStorePayloads().recognize(JSONParser.parse(Array(response.utf8))))
+        #expect(sniffed.source == .appleTransaction)
+        #expect(translator.translate(record(.appleTransaction, jws: try #require(sniffed.jws?.text))).facts.of(AppleFactKind.period).map(\.ref)
+                == ["5002"])
+        #expect(translator.translate(try record(.appleTransaction, json: #"{"signedTransactions":[]}"#)).quarantineReason == .invalidPayload)
     }
 }

@@ -85,15 +85,8 @@ struct ReportTrapProcessTests {
                 + #""productId":"prepaid_pass","expiryTime":"2026-02-10T09:00:00Z","offerPhase":{"basePrice":{}},"prepaidPlan":{},"#
                 + #""latestSuccessfulOrderId":"GPA.3401-0000-0000-\#(token.suffix(5))"}]}}"#
         }
-        try IngestFixtures.write([prepaid("tok-00001", currency: nil), prepaid("tok-00002", currency: "USD")],
-                                 to: workspace.file("prepaid.ndjson"))
-        try "platform,product_id,currency,price,duration\ngoogle,prepaid_pass,USD,4.99,P1M\n"
-            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
-        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "prepaid.ndjson"], in: workspace, tag: "ingest")
-        #expect(ingest.status == 0, "\(ingest.stderr)")
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv",
-                                               "--as-of", "2026-01-31"], in: workspace, tag: "report")
-        #expect(report.status == 0, "\(report.stderr)")
+        let report = try Self.reportOn([prepaid("tok-00001", currency: nil), prepaid("tok-00002", currency: "USD")],
+                                       prices: "google,prepaid_pass,USD,4.99,P1M", asOf: "2026-01-31", in: workspace)
         #expect(report.stderr.contains("1 transaction had no known price (google prepaid_pass 1)"), "\(report.stderr)")
         #expect(report.stderr.contains("none of them had a currency in their payloads or envelopes"), "\(report.stderr)")
         #expect(!report.stderr.contains("add rows for these products"), "\(report.stderr)")
@@ -120,7 +113,7 @@ struct ReportTrapProcessTests {
                 + #""units":"\#(units)","nanos":990000000}},"offerPhase":{\#(phase)},"latestSuccessfulOrderId":"\#(order)"}]}}"#
         }
         let basic = "GPA.3401-1111-1111-11111", premium = "GPA.3401-2222-2222-22222"
-        try IngestFixtures.write([
+        let records = [
             resource("tok-basic", at: "2026-01-05T10:01:00Z", product: "basic_monthly", state: "SUBSCRIPTION_STATE_ACTIVE",
                      expiry: "2026-02-05T10:00:00Z", order: basic, units: "4", phase: #""basePrice":{}"#),
             resource("tok-basic", at: "2026-01-20T12:01:00Z", product: "basic_monthly", state: "SUBSCRIPTION_STATE_EXPIRED",
@@ -132,14 +125,9 @@ struct ReportTrapProcessTests {
             resource("tok-premium", at: "2026-02-25T12:05:00Z", product: "premium_monthly", state: "SUBSCRIPTION_STATE_ACTIVE",
                      expiry: "2026-03-25T12:00:00Z", order: premium + "..0", units: "9", phase: #""basePrice":{}"#,
                      extra: #""linkedPurchaseToken":"tok-basic","#),
-        ], to: workspace.file("upgrade.ndjson"))
-        try "platform,product_id,currency,price,duration\ngoogle,basic_monthly,USD,4.99,P1M\ngoogle,premium_monthly,USD,9.99,P1M\n"
-            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
-        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "upgrade.ndjson"], in: workspace, tag: "ingest")
-        #expect(ingest.status == 0, "\(ingest.stderr)")
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv",
-                                               "--as-of", "2026-02-28"], in: workspace, tag: "report")
-        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        ]
+        let report = try Self.reportOn(records, prices: "google,basic_monthly,USD,4.99,P1M\ngoogle,premium_monthly,USD,9.99,P1M",
+                                       asOf: "2026-02-28", in: workspace)
         #expect(report.stderr.contains("1 transaction had no known price (google premium_monthly 1)"), "\(report.stderr)")
         #expect(report.stderr.contains("1 of them is a Google proration period (time a change of plan credited, or an add-on aligned"
                                        + " with its base plan: google premium_monthly 1)"), "\(report.stderr)")
@@ -192,6 +180,21 @@ struct ReportTrapProcessTests {
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-list-priced\""))
     }
 
+    /// Ingests `records` (NDJSON lines) into `l.sqlite` of `workspace`, which must succeed, then reports as of `asOf`
+    /// into `r` with a price list of `prices` (CSV rows): a warning, not a failure.
+    static func reportOn(_ records: [String], prices: String, asOf: String, in workspace: TemporaryDirectory,
+                         sourceLocation: SourceLocation = #_sourceLocation) throws -> SubledgerProcess.Result {
+        try IngestFixtures.write(records, to: workspace.file("records.ndjson"))
+        try "platform,product_id,currency,price,duration\n\(prices)\n".write(toFile: workspace.file("prices.csv"), atomically: true,
+                                                                              encoding: .utf8)
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "records.ndjson"], in: workspace, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)", sourceLocation: sourceLocation)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv", "--as-of", asOf],
+                                              in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)", sourceLocation: sourceLocation)
+        return report
+    }
+
     /// `r/summary.json` warns of one period of one product: `count` is 1, and `products` lists `product` with 1.
     static func expectOneProductWarned(in workspace: TemporaryDirectory, count: String, products: String, product: String,
                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -229,9 +232,10 @@ struct ReportTrapProcessTests {
         #expect(try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8).contains("id=\"warning-assumed-paid\""))
     }
 
-    /// v2 resources fetched before January 2026 have no `offerPhase`: a 7-day first order then its renewal `..0` a
-    /// month long was a free trial that converted, which the renewal's length shows without a price list. One
-    /// subscription, one trial converted, one charge of 4.99, nothing assumed.
+    /// v2 resources fetched before January 2026 have no `offerPhase`: a 7-day first order then its renewal `..0`
+    /// a month long was a free trial that converted, which the renewal's length shows without a price list, and
+    /// the product's duration (P1M) with one: one trial, one charge of 4.99, nothing assumed. A first order that
+    /// nothing renewed yet is counted as paid and said to be assumed.
     @Test func aV2TrialFromBeforeOfferPhasesIsFoundByItsLength() throws {
         let workspace = try TemporaryDirectory()
         func resource(_ received: String, expiry: String, order: String) -> String {
@@ -246,7 +250,15 @@ struct ReportTrapProcessTests {
                                   resource("2024-06-17T10:00:06Z", expiry: "2024-07-17T10:00:00Z", order: "GPA.3401-1111-2222-33333..0")],
                                  to: workspace.file("g8.ndjson"))
         #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "g8.ndjson"], in: workspace, tag: "ingest").status == 0)
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-06-30"], in: workspace, tag: "report")
+        let bare = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "b", "--as-of", "2024-06-30"], in: workspace, tag: "bare")
+        #expect(bare.status == 0 && !bare.stderr.contains("showed no payment"), "\(bare.stderr)")
+        #expect(try Self.csv(workspace.file("b/revenue_monthly.csv")).map { "\($0["gross"]!) \($0["transactions"]!)" } == ["4.99 1"])
+        let early = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "e", "--as-of", "2024-06-15"], in: workspace, tag: "early")
+        #expect(early.stderr.contains("1 first order showed no payment (google premium_monthly 1) and is counted as paid"), "\(early.stderr)")
+        try "platform,product_id,currency,price,duration\ngoogle,premium_monthly,USD,4.99,P1M\n"
+            .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-06-30", "--prices", "prices.csv"],
+                                              in: workspace, tag: "report")
         #expect(report.status == 0 && !report.stderr.contains("showed no payment"), "\(report.stderr)")
         #expect(try Self.csv(workspace.file("r/revenue_monthly.csv")).map { "\($0["month"]!) \($0["gross"]!) \($0["transactions"]!)" }
                 == ["2024-06 4.99 1"])

@@ -60,6 +60,11 @@ import Testing
         #expect(BillingDuration.inferred(lengthMillis: 92 * day).description == "P3M")
         #expect(BillingDuration.inferred(lengthMillis: 366 * day).description == "P1Y")
         #expect(BillingDuration.inferred(lengthMillis: 14 * day).description == "P14D")
+        // A February month, or three months from February, placed a few seconds after its charge.
+        #expect(BillingDuration.inferred(lengthMillis: 28 * day - 2_000).description == "P1M")
+        #expect(BillingDuration.inferred(lengthMillis: 89 * day - 2_000).description == "P3M")
+        #expect(BillingDuration.inferred(lengthMillis: 26 * day).description == "P26D")
+        #expect(BillingDuration.inferred(lengthMillis: 5 * day - 2_000).description == "P5D")
         #expect(BillingDuration.inferred(lengthMillis: 3 * hour).description == "P1D")
     }
 }

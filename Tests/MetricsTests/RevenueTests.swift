@@ -121,9 +121,10 @@ import Testing
             """))
         #expect(chained.assumedPaidPeriods == 1 && chained.trialConversion.isEmpty)
 
-        // Without a price list, the order that renewed it gives the billing period: a week before a month is a
-        // trial that converted; not before the renewal has started by the as-of time, nor when the renewal is of
-        // another product or itself unproven.
+        // Without a price list, the order that renewed it gives the billing period when a resource showed it and it
+        // ran a whole billing duration as sold (before a deferral): a week before a month is a trial that
+        // converted. Not a renewal filled in (its length is inferred), of another product, itself unproven, of an
+        // odd length, or not started by the as-of time.
         var first = paid("GPA.7", "monthly", utc(2024, 3, 1), utc(2024, 3, 8), price: 4_990_000)
         first.isAssumedPaid = true
         let renewed = SubscriptionHistory(platform: .google, id: "f", periods: [
@@ -133,13 +134,17 @@ import Testing
         #expect(converted.assumedPaidPeriods == 0)
         #expect(converted.trialConversion.map { "\($0.cohortMonth) \($0.trials) \($0.converted)" } == ["2024-03 1 1"])
         #expect(converted.revenueMonthly.map { "\($0.month) \($0.transactions) \($0.gross.text)" } == ["2024-03 1 4.99"])
+        var deferred = renewed
+        deferred.periods[1].scheduledEnd = utc(2024, 4, 8)
+        deferred.periods[1].end = utc(2024, 5, 8)
+        #expect(try tables([deferred], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 0)
         #expect(try tables([renewed], asOf: utc(2024, 3, 7)).assumedPaidPeriods == 1)
-        var otherProduct = renewed
-        otherProduct.periods[1].productId = "yearly"
-        #expect(try tables([otherProduct], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 1)
-        var unproven = renewed
-        unproven.periods[1].isAssumedPaid = true
-        #expect(try tables([unproven], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 2)
+        for change in [{ (p: inout Period) in p.isFilledIn = true }, { $0.productId = "yearly" }, { $0.isAssumedPaid = true },
+                       { $0.end = utc(2024, 3, 28) }] as [(inout Period) -> Void] {
+            var other = renewed
+            change(&other.periods[1])
+            #expect(try tables([other], asOf: utc(2024, 3, 31)).trialConversion.isEmpty)
+        }
     }
 
     /// A Google proration period (an upgrade's credit turned into time on the new plan) states no charge: it is an

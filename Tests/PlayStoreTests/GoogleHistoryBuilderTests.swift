@@ -481,6 +481,8 @@ struct GoogleGraceTrapTests {
         let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
         #expect(history.periods.map(\.start) == [start, deferred])
         #expect(history.periods.map(\.end) == [deferred, ms("2024-03-15T00:00:00Z")])
+        // The deferral lengthened access, not the billing period: the month it was sold as stays, for its MRR.
+        #expect(history.periods.map(\.scheduledEnd) == [e, nil])
     }
 }
 
@@ -747,6 +749,15 @@ struct GoogleShownOrderTests {
                       v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-06-10T10:00:00Z", expiry: "2024-07-10T10:00:00Z",
                              latestOrderId: "GPA.41"))
         #expect(GoogleHistoryBuilder().history(id: "tok-p", facts: phased.facts).periods.map(\.isAssumedPaid) == [false])
+
+        // A token that continues another (an upgrade whose old token the archive may not hold) starts with a change
+        // of plan's order, never a new subscriber's free trial: not assumed.
+        var linked = Archive()
+        try linked.v2("tok-l", product, at: ms("2024-06-10T10:00:00Z"),
+                      v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-06-10T10:00:00Z", expiry: "2024-06-30T10:00:00Z",
+                             latestOrderId: "GPA.42", extra: #""linkedPurchaseToken":"tok-gone","#)
+                        .replacingOccurrences(of: #","offerPhase":{"basePrice":{}}"#, with: ""))
+        #expect(GoogleHistoryBuilder().history(id: "tok-l", facts: linked.facts).periods.map(\.isAssumedPaid) == [false])
     }
 
     @Test func anUnconvertedTrialsLatestSuccessfulOrderIsAnAssumedPayment() throws {
