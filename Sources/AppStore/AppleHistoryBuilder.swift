@@ -18,7 +18,8 @@ import Facts
 ///   transaction; a period an upgrade ended interrupts nothing); either keeps the end it was sold with as
 ///   ``Period/scheduledEnd``; an upgraded period reaches a next period starting within a day after its
 ///   cancellation;
-/// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it;
+/// - a revocation sticks unless a REFUND_REVERSED for the transaction is observed at or after it, and then stands
+///   until that time (``Period/revocationReversedAt``);
 /// - an episode per failed renewal at E = the latest period end at or before the failure notice; G = the latest
 ///   stated grace end, else E; recovered at T = the start of the first period starting at or after E and before
 ///   L; otherwise lost at L = the first V2 EXPIRED BILLING_RETRY at or after E, at most E + 60 days (Apple's
@@ -53,6 +54,7 @@ public struct AppleHistoryBuilder: Sendable {
                !merged.upgraded || upgrades[period.id].map({ abs($0 - revocation.at) >= 1_000 }) ?? true {
                 period.revokedAt = revocation.at
                 period.refundedPerHundredThousand = revocation.share
+                period.revocationReversedAt = revocation.reversedAt
             }
             return period
         }
@@ -223,10 +225,12 @@ public struct AppleHistoryBuilder: Sendable {
     struct Cancellation {
         var at: Millis
         var share: Int64
+        /// When a REFUND_REVERSED observed at or after the revocation undid it.
+        var reversedAt: Millis?
     }
 
-    /// The standing revocation per transaction id: the latest-observed revocation, unless a REFUND_REVERSED was
-    /// observed at or after it.
+    /// The revocation per transaction id: the latest-observed revocation, and when a REFUND_REVERSED observed at or
+    /// after it undid it (a report as of an earlier time still sees the refund).
     private static func cancellations(_ facts: [Statement]) -> [String: Cancellation] {
         var revoked: [String: (revocation: AppleFact.Revocation, observedAt: Millis)] = [:]
         var reversed: [String: Millis] = [:]
@@ -243,8 +247,8 @@ public struct AppleHistoryBuilder: Sendable {
         }
         var result: [String: Cancellation] = [:]
         for (ref, stated) in revoked {
-            if let reversal = reversed[ref], reversal >= stated.observedAt { continue }
-            result[ref] = Cancellation(at: stated.revocation.at, share: stated.revocation.share)
+            let reversal = reversed[ref].flatMap { $0 >= stated.observedAt ? $0 : nil }
+            result[ref] = Cancellation(at: stated.revocation.at, share: stated.revocation.share, reversedAt: reversal)
         }
         return result
     }
@@ -330,7 +334,8 @@ public struct AppleHistoryBuilder: Sendable {
         return byId.values.map { purchase in
             var purchase = purchase
             if let cancellation = cancellations[purchase.id] {
-                purchase.refunds = [OneTimePurchase.Refund(at: cancellation.at, parts: cancellation.share, whole: 100_000)]
+                purchase.refunds = [OneTimePurchase.Refund(at: cancellation.at, parts: cancellation.share, whole: 100_000,
+                                                           reversedAt: cancellation.reversedAt)]
             }
             return purchase
         }.sorted { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }

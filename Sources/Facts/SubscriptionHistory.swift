@@ -70,6 +70,9 @@ public struct Period: Sendable, Hashable {
     public var currency: String?
     /// Refund or revocation time (ms, UTC); access ends there. Never set for an upgrade's cancellation.
     public var revokedAt: Millis?
+    /// When an Apple REFUND_REVERSED undid ``revokedAt`` (ms, UTC, the notice's `signedDate`): a report as of an
+    /// earlier time keeps the refund it could see; as of this time or later, the period was never revoked.
+    public var revocationReversedAt: Millis?
     /// Share of the price refunded, in thousandths of a percent (Apple `revocationPercentage`): 100000 = all.
     public var refundedPerHundredThousand: Int64
     /// Why access stopped at ``end`` when no later period continues it.
@@ -188,12 +191,18 @@ public struct OneTimePurchase: Sendable, Hashable {
         public var at: Millis
         public var parts: Int64
         public var whole: Int64
+        /// When an Apple REFUND_REVERSED undid it (ms, UTC): from then on it never happened.
+        public var reversedAt: Millis?
 
-        public init(at: Millis, parts: Int64 = 1, whole: Int64 = 1) {
+        public init(at: Millis, parts: Int64 = 1, whole: Int64 = 1, reversedAt: Millis? = nil) {
             self.at = at
             self.parts = parts
             self.whole = whole
+            self.reversedAt = reversedAt
         }
+
+        /// Whether a report as of `asOf` sees it: made by then, and not reversed by then.
+        public func stands(asOf: Millis) -> Bool { at <= asOf && reversedAt.map { $0 > asOf } ?? true }
     }
 
     public init(id: String, productId: String, purchasedAt: Millis, priceMicros: Int64? = nil,

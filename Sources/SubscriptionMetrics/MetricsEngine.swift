@@ -49,10 +49,11 @@ public struct MetricsEngine: Sendable {
     /// `history` with its first period made a free trial when it is assumed paid (``Period/isAssumedPaid``: a
     /// Google first order whose payloads showed no payment) and ran shorter than one billing period of its
     /// product, a day's slack: a subscription's first charge buys a whole period, so it was no charge of that
-    /// product. The billing period is the price list's duration, else the one the order that renewed it ran as
-    /// sold: the next period, of the same product, shown by a resource (not filled in), proven paid, no
-    /// proration, started by the as-of time within a day of this one's end, whose length (to the end it was sold
-    /// with, before a deferral) is a whole billing duration. One ended sooner by a refund or a replacement says
+    /// product. The billing period is the price list's duration, else the one the first renewal a resource showed
+    /// ran as sold: of the same product, proven paid, no proration, started by the as-of time, reached from this
+    /// period through back-to-back periods (each within a day of the one before) that only orders filled in
+    /// stand between (their lengths are inferred), and whose length (to the end it was sold with, before a
+    /// deferral) is a whole billing duration. One ended sooner by a refund or a replacement says
     /// nothing and stays paid, and so does the first order of a later token of the chain (an upgrade's prorated
     /// order may run short); with neither duration nothing changes.
     static func trialsByLength(_ history: SubscriptionHistory, prices: PriceList, asOf: Millis) -> SubscriptionHistory {
@@ -60,12 +61,20 @@ public struct MetricsEngine: Sendable {
         let byStart = history.periods.indices.sorted { history.periods[$0].start < history.periods[$1].start }
         guard let index = byStart.first else { return history }
         let period = history.periods[index]
-        guard period.isAssumedPaid, period.revokedAt == nil, period.endReason != .replaced else { return history }
-        let renewal = byStart.dropFirst().first.map { history.periods[$0] }.flatMap { next -> BillingDuration? in
-            guard next.start <= asOf, !next.isTrial, !next.isAssumedPaid, !next.isProration, !next.isFilledIn,
-                  next.productId == period.productId, abs(FullWidth.subtract(next.start, period.end)) <= day else { return nil }
+        guard period.isAssumedPaid, period.revokedAt == nil || period.revocationReversedAt != nil,
+              period.endReason != .replaced else { return history }
+        var renewal: BillingDuration?
+        var previousEnd = period.end
+        for next in byStart.dropFirst().lazy.map({ history.periods[$0] }) {
+            guard next.start <= asOf, !next.isTrial, !next.isAssumedPaid, !next.isProration,
+                  next.productId == period.productId, abs(FullWidth.subtract(next.start, previousEnd)) <= day else { break }
+            if next.isFilledIn {
+                previousEnd = next.end
+                continue
+            }
             let sold = BillingDuration.inferred(lengthMillis: FullWidth.subtract(next.scheduledEnd ?? next.end, next.start))
-            return sold.unit == .day ? nil : sold
+            if sold.unit != .day { renewal = sold }
+            break
         }
         guard let duration = prices.duration(platform: history.platform, productId: period.productId) ?? renewal,
               FullWidth.subtract(period.end, period.start) < (duration.shortestDays - 1) * day else { return history }

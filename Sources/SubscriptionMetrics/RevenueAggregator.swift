@@ -119,7 +119,7 @@ struct RevenueAggregator: Sendable {
             // Each refund in the month it was made, as its share of the price; the purchase is a refunded
             // transaction of each month it was refunded in, once however many refunds the month holds.
             var refundedMonths: Set<Int> = []
-            for refund in purchase.refunds where refund.at <= timeline.asOf {
+            for refund in purchase.refunds where refund.stands(asOf: timeline.asOf) {
                 let amount = micros.map { FullWidth.multiplyDivideRounded($0, refund.parts, refund.whole) }
                 let firstInMonth = months.month(of: refund.at).map { refundedMonths.insert($0).inserted } ?? false
                 update(refund.at, purchaseSeries) { counts in

@@ -107,9 +107,10 @@ struct Timeline: Sendable {
         }
     }
 
-    /// The revocation time of `period` if it is at or before the as-of time.
+    /// The revocation time of `period` if it is at or before the as-of time and no reversal by then undid it.
     func revocation(of period: Period) -> Millis? {
-        guard let revokedAt = period.revokedAt, revokedAt <= asOf else { return nil }
+        guard let revokedAt = period.revokedAt, revokedAt <= asOf,
+              period.revocationReversedAt.map({ $0 > asOf }) ?? true else { return nil }
         return revokedAt
     }
 

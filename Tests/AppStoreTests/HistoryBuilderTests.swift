@@ -137,11 +137,13 @@ import Testing
         let reversal = Self.fact(AppleFactKind.refundReversed, "R", at: 5000, observed: 5000, ref: "t")
         let revoked = AppleHistoryBuilder().history(id: "R", facts: [period, refund])
         #expect(revoked.periods.first?.revokedAt == 3000 && revoked.periods.first?.refundedPerHundredThousand == 50_000)
+        // The refund stands until the reversal: a report as of 4000 sees it, one as of 5000 or later does not.
         let restored = AppleHistoryBuilder().history(id: "R", facts: [reversal, period, refund])
-        #expect(restored.periods.first?.revokedAt == nil)
+        #expect(restored.periods.first?.revokedAt == 3000 && restored.periods.first?.revocationReversedAt == 5000)
         let refundAgain = Self.fact(AppleFactKind.revocation, "R", at: 7000, observed: 7000, ref: "t")
         let again = AppleHistoryBuilder().history(id: "R", facts: [reversal, period, refund, refundAgain])
         #expect(again.periods.first?.revokedAt == 7000 && again.periods.first?.refundedPerHundredThousand == 100_000)
+        #expect(again.periods.first?.revocationReversedAt == nil)
     }
 
     @Test func retryThenLossAtTheExpiredNotice() {

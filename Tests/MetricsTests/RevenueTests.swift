@@ -23,6 +23,25 @@ import Testing
         #expect(converted.revenueMonthly.map(line) == ["2024-01,apple,monthly,USD,9.99,5.00,4.99,1,1,0,0.00,5.00,2.50,2.50,0.00"])
     }
 
+    /// A refund an Apple REFUND_REVERSED undid stands in a report as of any time before the reversal, and is gone
+    /// from one as of the reversal or later: as-of cuts by event time. The same for a one-time purchase's refund.
+    @Test func aReversedRefundStandsUntilItsReversal() throws {
+        var period = paid("1", "monthly", utc(2024, 1, 5), utc(2024, 2, 5), price: 9_990_000, revokedAt: utc(2024, 1, 20))
+        period.revocationReversedAt = utc(2024, 2, 2)
+        let purchase = OneTimePurchase(id: "9", productId: "coins", purchasedAt: utc(2024, 1, 6), priceMicros: 1_990_000,
+                                       currency: "USD", refunds: [OneTimePurchase.Refund(at: utc(2024, 1, 21), reversedAt: utc(2024, 2, 2))])
+        let histories = [SubscriptionHistory(platform: .apple, id: "r", periods: [period]),
+                         SubscriptionHistory(platform: .apple, id: "9", periods: [], purchases: [purchase])]
+        let before = try tables(histories, asOf: utc(2024, 1, 31))
+        #expect(before.revenueMonthly.map(line) == ["2024-01,apple,coins,USD,1.99,1.99,0.00,1,1,0,0.00",
+                                                    "2024-01,apple,monthly,USD,9.99,9.99,0.00,1,1,0,0.00"])
+        #expect(before.subscriptionRow("2024-01", "apple", "monthly")?.churnedRefund == 1)
+        let after = try tables(histories, asOf: utc(2024, 2, 29))
+        #expect(after.revenueMonthly.filter { $0.month == "2024-01" }.map(line) == ["2024-01,apple,coins,USD,1.99,0.00,1.99,1,0,0,0.00",
+                                                                                 "2024-01,apple,monthly,USD,9.99,0.00,9.99,1,0,0,9.99"])
+        #expect(after.subscriptionRow("2024-01", "apple", "monthly")?.churnedRefund == 0)
+    }
+
     /// A legacy Apple transaction with no price: the price list fills it when the currency is known (from the
     /// period or another record of the subscription); with no currency, or no listed price, it is unpriced:
     /// counted in transactions and unpriced_transactions, never in gross or MRR.
@@ -139,6 +158,12 @@ import Testing
         deferred.periods[1].end = utc(2024, 5, 8)
         #expect(try tables([deferred], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 0)
         #expect(try tables([renewed], asOf: utc(2024, 3, 7)).assumedPaidPeriods == 1)
+        // A renewal filled in (no resource showed it; its length is inferred) is passed over for the shown one after it.
+        var filledIn = renewed
+        filledIn.periods[1].isFilledIn = true
+        filledIn.periods.append(paid("GPA.7..1", "monthly", utc(2024, 4, 8), utc(2024, 5, 8), price: 4_990_000))
+        #expect(try tables([filledIn], asOf: utc(2024, 4, 30)).trialConversion.map { "\($0.trials) \($0.converted)" } == ["1 1"])
+        #expect(try tables([filledIn], asOf: utc(2024, 3, 31)).assumedPaidPeriods == 1)
         for change in [{ (p: inout Period) in p.isFilledIn = true }, { $0.productId = "yearly" }, { $0.isAssumedPaid = true },
                        { $0.end = utc(2024, 3, 28) }] as [(inout Period) -> Void] {
             var other = renewed
