@@ -394,18 +394,6 @@ struct TokenTimeline {
         return missing
     }
 
-    /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
-    /// fetching final states, or fetches that missed the order while it ran). A renewal (`..N`, never a trial), a
-    /// stated payment state or an introductory price proves it paid or a free trial. A first order showing none of
-    /// these is paid, as metrics.md counts every period not shown as a trial, and as the same resource fetched
-    /// before the expiry would count it; but an unconverted free trial looks the same once expired (Google drops
-    /// `paymentState`), so it is marked ``Period/isAssumedPaid`` and the report says how many. A pending payment
-    /// or a deferred change not yet in effect is left out. (The caller leaves out the order shown after a billing
-    /// issue or a system cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner),
-    /// placed as
-    /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
-    /// previous order (with the orders missing in between), else one billing period before its expiry, never
-    /// before the previous order's end. Returns the missing orders, then it.
     /// Whether `snapshot` proves its order paid or a free trial: a renewal (`..N`, never a trial), a stated
     /// payment state (v1 `paymentState`, v2 `offerPhase`) or an introductory price. A first order that shows none
     /// of these may have been an unconverted free trial: a v1 resource once expired (Google drops
@@ -422,6 +410,19 @@ struct TokenTimeline {
         facts.linkedFrom.isEmpty && !provesPayment(snapshot)
     }
 
+    /// The period of an order first seen over: an expired resource is all the archive holds of it (a backfill
+    /// fetching final states, or fetches that missed the order while it ran). A renewal (`..N`, never a trial), a
+    /// stated payment state or an introductory price proves it paid or a free trial. A first order showing none of
+    /// these is paid, as metrics.md counts every period not shown as a trial, and as the same resource fetched
+    /// before the expiry would count it; but an unconverted free trial looks the same once expired (Google drops
+    /// `paymentState`), so it is marked ``Period/isAssumedPaid`` (``assumesPayment(_:facts:)``: not the first order
+    /// of a token that continues another) and the report says how many. A pending payment
+    /// or a deferred change not yet in effect is left out. (The caller leaves out the order shown after a billing
+    /// issue or a system cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner),
+    /// placed as
+    /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
+    /// previous order (with the orders missing in between), else one billing period before its expiry, never
+    /// before the previous order's end. Returns the missing orders, then it.
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,
                                    continuing: Bool) -> [Period] {
         guard let order = snapshot.order, let expiry = snapshot.expiry, let subscriptionStart = facts.start else { return [] }
