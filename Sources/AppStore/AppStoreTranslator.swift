@@ -189,7 +189,7 @@ public struct AppStoreTranslator: StoreTranslator {
             // its older name): the billing issue stands whether or not its DID_FAIL_TO_RENEW was archived, stated
             // at the recovered period's start, so the episode opens at the end of the one before.
             _ = try list.part("notification_type", body["notification_type"]) { list throws(Rejection) -> Bool? in
-                guard let original, let recovered = legacy.latestPurchase[original] else { return nil }
+                guard let original, let recovered = legacy.latestRenewal[original]?.purchased else { return nil }
                 list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: recovered, statedBy: type)))
                 return true
             }

@@ -18,10 +18,9 @@ struct LegacyReceipt {
     let times: PlausibleTimes
     /// Latest expiry per `original_transaction_id` among the subscription entries: E for a failure notice.
     private(set) var latestExpiry: [String: Millis] = [:]
-    /// By `original_transaction_id`: the purchase date of the subscription transaction with the latest expiry
-    /// among those no upgrade or refund ended (a V1 recovery's renewal), and that expiry.
-    private(set) var latestPurchase: [String: Millis] = [:]
-    private var latestPurchaseExpiry: [String: Millis] = [:]
+    /// By `original_transaction_id`: the subscription transaction with the latest expiry among those no upgrade or
+    /// refund ended (the renewal a V1 recovery names), its purchase date and expiry.
+    private(set) var latestRenewal: [String: (purchased: Millis, expires: Millis)] = [:]
 
     init(inApp: [Entry], latest: [Entry], pending: [Entry], times: PlausibleTimes) {
         var order: [String] = []
@@ -79,10 +78,8 @@ struct LegacyReceipt {
         if let expires = transaction.expires {
             let original = transaction.originalTransactionId
             // A recovery renews the plan in force: not a transaction an upgrade or a refund ended.
-            if !transaction.upgraded, transaction.revoked == nil,
-               expires >= latestPurchaseExpiry[original] ?? expires {
-                latestPurchase[original] = transaction.purchased
-                latestPurchaseExpiry[original] = expires
+            if !transaction.upgraded, transaction.revoked == nil, expires >= latestRenewal[original]?.expires ?? expires {
+                latestRenewal[original] = (transaction.purchased, expires)
             }
             latestExpiry[original] = max(latestExpiry[original] ?? expires, expires)
         }

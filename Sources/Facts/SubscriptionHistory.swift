@@ -53,8 +53,8 @@ public struct Period: Sendable, Hashable {
     public var isIntroductory: Bool
     /// Counted as paid though no payload showed it charged or free: a Google first order the archive shows only
     /// once it had ended (an expired resource, from which Google drops `paymentState`) or only in v2 resources
-    /// fetched before January 2026 (no `offerPhase` yet), which an unconverted free trial cannot be told from. metrics.md counts every period not shown as a trial as paid; the report says
-    /// how many it counted so.
+    /// fetched before January 2026 (no `offerPhase` yet), which an unconverted free trial cannot be told from.
+    /// metrics.md counts every period not shown as a trial as paid; the report says how many it counted so.
     public var isAssumedPaid = false
     /// A Google proration period (time a change of plan credited, or an add-on aligned with its base plan), whose
     /// charge no payload states: nothing with time proration, a prorated difference or the full price with other

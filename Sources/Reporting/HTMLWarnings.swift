@@ -59,7 +59,8 @@ struct HTMLWarnings: Sendable {
                                   what: "Some first orders showed no payment (resources fetched once they had expired, when "
                                       + "Google no longer says whether they were free trials, or v2 resources from before "
                                       + "January 2026, which had no offer phase); they count as paid, except those shorter than the "
-                                      + "billing period <code>--prices</code> lists for their product, which count as free trials")
+                                      + "billing period <code>--prices</code> lists for their product or their renewal shows, "
+                                      + "which count as free trials")
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {
             out += "<p class=\"banner\" id=\"warning-fx\" role=\"note\"><strong>Amounts in " + HTMLText.escape(currency)

@@ -9,7 +9,8 @@ import Facts
 ///   price (Apple receipts and V1 notifications, signed transactions before late 2023, Google v2 introductory
 ///   phases), priced at the product's list price, so gross and MRR overstate where the offer cost less;
 /// - ``ReportTables/assumedPaidPeriodProducts``: periods counted as paid though no payload showed a payment
-///   (Google first orders seen only once expired), which overstate wherever one was an unconverted free trial;
+///   (Google first orders seen only once expired, or only in v2 resources before January 2026), which overstate
+///   wherever one was an unconverted free trial;
 /// - ``ReportTables/prorationPeriodProducts``: of the unpriced transactions, Google proration periods, whose charge
 ///   no payload states (nothing, a prorated difference or the full price): no price list prices them, and MRR
 ///   counts them at the plan's recurring price.
