@@ -19,8 +19,9 @@ public struct RecordParser: Sendable {
     /// seconds, push messages keyed on id and data, plausible times. 3: the stores' shapes come from their
     /// modules, and App Store Server API responses are recognised. 4: a whole `voidedpurchases.list` response is
     /// recognised. 5: `received_at` is part of a content key (``DedupKey``). 6: only of a payload that does not
-    /// date its own statement; a pretty-printed document among lines is one record.
-    public static let rulesVersion: Int64 = 6
+    /// date its own statement; a pretty-printed document among lines is one record. 7: Pub/Sub messages pulled
+    /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised.
+    public static let rulesVersion: Int64 = 7
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes

@@ -2,12 +2,16 @@ import Facts
 import Ingest
 
 extension PlayStoreTranslator {
-    /// A real-time developer notification, already decoded from its Pub/Sub push (a push whose `message.data`
-    /// is still base64 is decoded here). `eventTimeMillis` (string or number, milliseconds, inside ``times``) is
+    /// A real-time developer notification, already decoded from its Pub/Sub message (a push or a pulled message
+    /// whose `message.data` is still base64 is decoded here), or a Pub/Sub pull response holding several
+    /// (``pulledNotifications(_:_:)``). `eventTimeMillis` (string or number, milliseconds, inside ``times``) is
     /// both `at` and `observedAt`; without it, the envelope's `received_at`.
     func notification(_ pushOrNotification: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
+        if pushOrNotification.has("receivedMessages") { return try pulledNotifications(pushOrNotification, envelope) }
         var fields = pushOrNotification
-        if let message = try fields.object("message"), let data = try message.string("data") {
+        // A push or a pulled message wraps the Pub/Sub message; a bare one (a string `data`) is it.
+        let message = try fields.object("message") ?? (fields.json["data"]?.string != nil ? fields : nil)
+        if let message, let data = try message.string("data") {
             guard let bytes = Base64URL.decode(data), let decoded = try? JSONParser.parse(bytes), case .object = decoded else {
                 throw PayloadError(detail: "message.data is not base64 of a JSON object")
             }
@@ -41,6 +45,39 @@ extension PlayStoreTranslator {
             return .used([])
         }
         return .quarantined(.unrecognized, detail: "an RTDN without subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, pendingRefundReviewNotification or testNotification")
+    }
+
+    /// A Pub/Sub pull response (`{"receivedMessages": [{"ackId", "message": {"data", "messageId", "publishTime"},
+    /// "deliveryAttempt"}]}`): each message's notification, dated by its `eventTimeMillis`, else the record's
+    /// `received_at`, else the message's `publishTime`. A message that cannot be used is quarantined as a part
+    /// (`receivedMessages[2]`); test notifications state nothing, and a response of test notifications alone is
+    /// excluded as one. A message pulled again (a new `ackId`) states the same facts, which the ledger keeps once.
+    private func pulledNotifications(_ response: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
+        let elements = try response.elements("receivedMessages")
+        var parts = PartList()
+        var facts: [Fact] = []
+        var tests = 0
+        for element in elements {
+            let stated = parts.read(element.path, element.value) { () throws(PayloadError) -> [Fact]? in
+                let received = try response.element(element)
+                guard let message = try received.object("message"), message.has("data") else {
+                    throw PayloadError(detail: "\(received.name("message")).data is missing")
+                }
+                var dated = envelope
+                if dated.receivedAt == nil, let published = try message.string("publishTime").flatMap(RFC3339.millis),
+                   times.contains(published) {
+                    dated.receivedAt = published
+                }
+                switch try notification(received, dated) {
+                case .used(let facts, _): return facts
+                case .excluded: tests += 1; return nil
+                case .quarantined(let reason, let detail): throw PayloadError(reason: reason, detail: detail)
+                }
+            }
+            facts += stated ?? []
+        }
+        if facts.isEmpty, parts.parts.isEmpty, tests > 0, tests == elements.count { return .excluded(.test) }
+        return parts.translation(facts)
     }
 
     /// The `event` (or `one_time_event`) fact of a subscription or one-time product notification: its type

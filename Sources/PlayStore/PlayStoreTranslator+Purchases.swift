@@ -61,4 +61,57 @@ extension PlayStoreTranslator {
                         envelope: envelope)
         return .used(rows(facts, observedAt: observedAt))
     }
+
+    /// `purchases.productsv2.getproductpurchasev2` (`ProductPurchaseV2`, 2025): a one-time product as the v2 API
+    /// shows it; the token from the envelope, the product from its `productLineItem` (the envelope's product
+    /// picks among several, else the first). It is bought at `purchaseCompletionTime`, which Google sets once the
+    /// payment completed; `purchaseStateContext.purchaseState` CANCELLED, or PENDING without a completion time, is
+    /// no sale (v1's `purchaseState` 1 and 2). A `testPurchaseContext` marks a test purchase. The ledger keeps one
+    /// product per token, so a line item beside the one read is quarantined as a part, naming its product.
+    func productV2(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
+        guard let token = envelope.purchaseToken, !token.isEmpty else {
+            return .quarantined(.missingContext, detail: "a v2 product purchase needs purchase_token in its envelope")
+        }
+        var parts = PartList()
+        var items: [(path: String, value: JSON, productId: String, quantity: Int64)] = []
+        for element in try body.elements("productLineItem") {
+            if let item = parts.read(element.path, element.value, { () throws(PayloadError) -> (String, JSON, String, Int64)? in
+                let line = try body.element(element)
+                let offer = try line.object("productOfferDetails")
+                _ = try offer?.string("consumptionState")
+                return (element.path, element.value, try line.requiredString("productId"), try offer?.quantity("quantity") ?? 1)
+            }) {
+                items.append(item)
+            }
+        }
+        let chosen = items.firstIndex { $0.productId == envelope.productId } ?? items.indices.first
+        guard let product = chosen.map({ items[$0].productId }) ?? envelope.productId, !product.isEmpty else {
+            if let unreadable = parts.parts.first { return .quarantined(unreadable.reason, detail: unreadable.detail) }
+            return .quarantined(.missingContext, detail: "a v2 product purchase needs a product: productLineItem[].productId, or product_id in its envelope")
+        }
+        for (index, item) in items.enumerated() where index != chosen {
+            _ = parts.read(item.path, item.value) { () throws(PayloadError) -> Never? in
+                throw PayloadError(reason: .unrecognized,
+                                   detail: "\(item.path) is a second product (\(item.productId)) of one purchase token, which the ledger does not keep")
+            }
+        }
+        let completedAt = try body.time("purchaseCompletionTime")
+        let state = try body.object("purchaseStateContext")?.string("purchaseState")
+        _ = try body.string("acknowledgementState")
+        guard let purchasedAt = completedAt ?? envelope.receivedAt else {
+            throw PayloadError(detail: "neither purchaseCompletionTime nor received_at is present")
+        }
+        let observedAt = envelope.receivedAt ?? purchasedAt
+        if body.has("testPurchaseContext") { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
+        // v1's numbers: 0 purchased, 1 cancelled, 2 pending. A completion time proves the payment whatever the
+        // state's name (an unknown one included); without it nothing was paid yet.
+        let purchaseState = state == "CANCELLED" ? 1 : completedAt == nil ? 2 : 0
+        let quantity = chosen.map { items[$0].quantity } ?? 1
+        let facts: [GoogleFact] = [.oneTime(token: token, at: purchasedAt, order: try body.string("orderId") ?? envelope.orderId,
+                                            purchaseState: purchaseState, quantity: quantity, productId: product,
+                                            currency: envelope.currency, free: false)]
+            + userFacts(token: token, at: purchasedAt, accountId: try body.string("obfuscatedExternalAccountId"),
+                        envelope: envelope)
+        return parts.translation(rows(facts, observedAt: observedAt))
+    }
 }

@@ -90,6 +90,50 @@ extension PlayStoreTranslator {
         /// A prepaid plan (`prepaidPlan`): it never renews by itself, so its access ends as if auto-renewal were
         /// off from the start, and a top-up is a new linked purchase.
         var prepaid = false
+
+        /// The order that `items[primary]` shows, with its add-ons. A subscription with add-ons is one purchase
+        /// token whose line items (a base plan and up to 49 add-ons) Google bills together, one order a billing
+        /// period ("all items in the purchase must have the same recurring billing period"); metrics.md's period is
+        /// that order, so add-ons are no periods of their own and their charges join the order's price, under the
+        /// primary's product. An add-on of the order has the primary's `latestSuccessfulOrderId` where both state
+        /// one, else an expiry within a day of the primary's. The order's product, expiry and renewal settings are
+        /// the primary's; its price is the sum of the items' charges, `nil` (unpriced, never guessed) when a charged
+        /// item states none or another currency; it is a free trial only when every item is; an introductory or
+        /// proration phase of any item marks the whole order so.
+        static func order(_ items: [Self], primary: Int) -> Self {
+            var order = items[primary]
+            let primaryItem = items[primary]
+            let dayMillis: Millis = 86_400_000
+            for (index, other) in items.enumerated() where index != primary {
+                if let mine = primaryItem.order, let theirs = other.order {
+                    guard mine == theirs else { continue }
+                } else {
+                    guard let mine = primaryItem.expiry, let theirs = other.expiry, abs(mine - theirs) <= dayMillis else { continue }
+                }
+                order.add(other)
+            }
+            return order
+        }
+
+        /// Adds the charge and phase of `other`, an add-on of this item's order.
+        private mutating func add(_ other: Self) {
+            let otherIsTrial = other.flags.contains(.trial)
+            if flags.contains(.trial), !otherIsTrial {
+                // The order charged for the add-on though the base plan is in its free trial: a paid order.
+                flags.remove(.trial)
+                price = 0
+                paymentState = other.paymentState
+            }
+            flags.formUnion(other.flags.intersection([.introductory, .prorated, .offer]))
+            priceChangePending = priceChangePending || other.priceChangePending
+            guard !otherIsTrial else { return }
+            if let sum = price, let charge = other.price, other.currency == currency {
+                let (total, overflow) = sum.addingReportingOverflow(charge)
+                price = overflow ? nil : total
+            } else {
+                price = nil
+            }
+        }
     }
 
     /// A `SubscriptionPurchaseLineItem`; a line item that fails is quarantined as a part by the caller.
@@ -157,7 +201,8 @@ extension PlayStoreTranslator {
                 items.append(item)
             }
         }
-        let item = items.first { $0.productId != nil && $0.productId == envelope.productId } ?? items.first
+        let primary = items.firstIndex { $0.productId != nil && $0.productId == envelope.productId } ?? items.indices.first
+        let item = primary.map { LineItem.order(items, primary: $0) }
         guard let (token, product) = context(envelope, productFromBody: item?.productId) else {
             // Say what is missing: the token, or a product (a readable line item's, else the envelope's), and
             // why no line item gave one.

@@ -2,7 +2,7 @@ import Facts
 import Ingest
 
 /// Turns one Google Play record (RTDN, `purchases.subscriptions.get` v1, `purchases.subscriptionsv2.get`,
-/// voided purchase, `purchases.products.get`) into the facts it states; see ``GoogleFactKind`` for what each
+/// voided purchase, `purchases.products.get`, `purchases.productsv2`) into the facts it states; see ``GoogleFactKind`` for what each
 /// fact means. The translator states only what the record says: orders, episodes and outcomes are rebuilt
 /// from the set of facts by ``GoogleHistoryBuilder``.
 ///
@@ -23,10 +23,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// `voidedQuantity` kept whatever its `refundType`; 10: a pending price step-up consent, an active prepaid plan
     /// read as cancelled by the user, v1 introductory cycles counted after a free trial, a pending refund review used;
     /// 11: a negative price quarantined; 12: a v2 proration phase flagged `.prorated`; 13: a one-time product's
-    /// `purchaseType` 1 or 2 flagged `.free`) plus
+    /// `purchaseType` 1 or 2 flagged `.free`; 14: a v2 order's add-ons priced with its base plan; 15: a
+    /// Pub/Sub pull response's messages and a bare Pub/Sub message read; `ProductPurchaseV2` read) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 13 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 15 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
@@ -58,6 +59,8 @@ public struct PlayStoreTranslator: StoreTranslator {
                 return try subscriptionV2(fields, record.envelope)
             case ("androidpublisher#subscriptionPurchase", _), (_, .googleSubscriptionV1):
                 return try subscriptionV1(fields, record.envelope)
+            case ("androidpublisher#productPurchaseV2", _), (_, .googleProductV2):
+                return try productV2(fields, record.envelope)
             case ("androidpublisher#productPurchase", _), (_, .googleProductV1):
                 return try product(fields, record.envelope)
             case ("androidpublisher#voidedPurchase", _), (_, .googleVoidedPurchase):

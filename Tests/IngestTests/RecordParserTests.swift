@@ -127,6 +127,36 @@ import Testing
         #expect(rejected?.detail.hasPrefix("Pub/Sub message.data: invalid JSON at byte") == true)
     }
 
+    /// Pub/Sub's other shapes: one message of a pull (`ackId` beside it, no `subscription`), a bare message (as a
+    /// background Cloud Function receives it, or as a client library logs it) and a whole pull response.
+    @Test func pulledAndBarePubSubMessagesAreDecoded() throws {
+        let data = Data(StorePayloads.rtdn.utf8).base64EncodedString()
+        let pulled = #"{"ackId":"RVNEUAYWLF1GSFE3GQhoUQ5PXiM_NSAoRRoHIGoKEkMDBmB3SQhoUQ9PXiM","message":{"data":"\#(data)","messageId":"2070443601311540","publishTime":"2024-03-01T12:00:01.456Z"},"deliveryAttempt":1}"#
+        let bare = #"{"data":"\#(data)","attributes":{},"messageId":"2070443601311540","publishTime":"2024-03-01T12:00:01.456Z"}"#
+        let function = #"{"@type":"type.googleapis.com/google.pubsub.v1.PubsubMessage","attributes":null,"data":"\#(data)"}"#
+        for text in [pulled, bare] {
+            let record = try parsed(text)
+            #expect(record.source == .googleRTDN)
+            #expect(record.payload == .json(try JSONParser.parse(StorePayloads.rtdn)))
+            #expect(record.dedupKey.hasPrefix("msg:2070443601311540:"))
+            #expect(record.envelope.receivedAt == 1_709_294_401_456)
+        }
+        let fromFunction = try parsed(function)
+        let rtdn = try JSONParser.parse(StorePayloads.rtdn)
+        #expect(fromFunction.source == .googleRTDN && fromFunction.payload == .json(rtdn))
+        let response = #"{"receivedMessages":[\#(pulled)]}"#
+        let whole = try parsed(response)
+        let responseJSON = try JSONParser.parse(response)
+        #expect(whole.source == .googleRTDN && whole.payload == .json(responseJSON))
+        // A `purchases.productsv2` resource, with its kind or without.
+        let productV2 = #"{"kind":"androidpublisher#productPurchaseV2","productLineItem":[{"productId":"coins_100"}],"purchaseStateContext":{"purchaseState":"PURCHASED"},"purchaseCompletionTime":"2024-03-04T12:00:00Z"}"#
+        #expect(try parsed(productV2).source.rawValue == "google.product.v2")
+        let withoutKind = productV2.replacingOccurrences(of: #""kind":"androidpublisher#productPurchaseV2","#, with: "")
+        #expect(try parsed(withoutKind).source.rawValue == "google.product.v2")
+        // A `data` member that is no string is not a Pub/Sub message (an App Store notification's `data` is an object).
+        #expect(rejection(#"{"data":{"messageId":"1"},"messageId":"1"}"#)?.reason == .unrecognized)
+    }
+
     @Test func envelopeWithObjectBodyAndContext() throws {
         let text = #"{"received_at":"2024-03-01T12:00:05.250+01:00","source":"google.subscription.v1","app_user_id":"u-123","package_name":"com.example.app","subscription_id":"premium_monthly","purchase_token":"\#(StorePayloads.purchaseToken)","order_id":"GPA.3372-8841-2214-50781..0","currency":"USD","storefront":"USA","body":\#(StorePayloads.subscriptionV1)}"#
         let record = try parsed(text)

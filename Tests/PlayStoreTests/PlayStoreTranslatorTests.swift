@@ -37,6 +37,42 @@ struct NotificationTests {
         #expect(facts.map(\.subject) == ["tok-9"])
         #expect(facts.first?.detail == "2")
         #expect(facts.first?.at == 1_710_504_000_000)
+        // A bare Pub/Sub message under `source: google.rtdn` (as a background Cloud Function receives it).
+        let bare = #"{"data":"\#(data)","messageId":"136969346945","publishTime":"2024-03-15T12:00:00.123Z"}"#
+        #expect(usedFacts(translator.translate(try record(.googleRTDN, bare))) == facts)
+    }
+
+    /// A Pub/Sub pull response, as a worker that pulls logs it: each message's notification is used, a test
+    /// notification states nothing and a message that cannot be decoded is quarantined as a part.
+    @Test func pullResponseGivesEachMessage() throws {
+        func received(_ rtdn: String, id: String) -> String {
+            """
+            {"ackId":"ack-\(id)","message":{"data":"\(Base64URL.encode(Array(rtdn.utf8)))","messageId":"\(id)",\
+            "publishTime":"2024-03-15T12:00:00.123Z"},"deliveryAttempt":1}
+            """
+        }
+        let renewed = rtdnJSON(token: "tok-a", product: "premium_monthly", type: 2, at: 1_710_504_000_000)
+        let cancelled = rtdnJSON(token: "tok-b", product: "premium_monthly", type: 3, at: 1_710_504_060_000)
+        let test = #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1710504000000","testNotification":{"version":"1.0"}}"#
+        let response = """
+        {"receivedMessages":[\(received(renewed, id: "1")),\(received(test, id: "2")),\
+        {"ackId":"ack-3","message":{"data":"%%%","messageId":"3"}},\(received(cancelled, id: "4"))]}
+        """
+        let translation = translator.translate(try record(.googleRTDN, response))
+        #expect(usedFacts(translation).filter { $0.kind == GoogleFactKind.event }.map(\.subject) == ["tok-a", "tok-b"])
+        #expect(usedFacts(translation).first { $0.subject == "tok-b" }?.at == 1_710_504_060_000)
+        #expect(quarantinedParts(translation).map(\.path) == ["receivedMessages[2]"])
+        #expect(quarantinedParts(translation).first?.detail == "message.data is not base64 of a JSON object")
+        // Test notifications alone: the response is excluded, as one would be.
+        let tests = #"{"receivedMessages":[\#(received(test, id: "5"))]}"#
+        #expect(translator.translate(try record(.googleRTDN, tests)) == .excluded(.test))
+        // Another app's message is set aside; an RTDN without its event time takes the message's publish time.
+        let other = rtdnJSON(token: "tok-c", product: "premium_monthly", type: 2, at: 1_710_504_000_000)
+            .replacingOccurrences(of: "com.example.app", with: "com.other.app")
+        let undated = #"{"version":"1.0","packageName":"com.example.app","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"tok-d","subscriptionId":"premium_monthly"}}"#
+        let mixed = translator.translate(try record(.googleRTDN, #"{"receivedMessages":[\#(received(other, id: "6")),\#(received(undated, id: "7"))]}"#))
+        #expect(quarantinedParts(mixed).map(\.reason) == [.wrongPackage])
+        #expect(usedFacts(mixed).first { $0.subject == "tok-d" }?.at == ms("2024-03-15T12:00:00.123Z"))
     }
 
     @Test func testNotificationIsExcluded() throws {
@@ -311,6 +347,43 @@ struct SubscriptionResourceTests {
         #expect(bought.first == Fact(platform: .google, subject: "ptok", kind: GoogleFactKind.oneTime, at: 1_709_553_600_000,
                                      observedAt: 1_709_553_605_000, ref: "GPA.9999-0000-1111-22222", detail: "0",
                                      productId: "coins_100", currency: "USD"))
+    }
+
+    /// `purchases.productsv2` (`ProductPurchaseV2`, 2025): the product and quantity in a line item, the purchase
+    /// dated by `purchaseCompletionTime`, states and test purchases as names, not numbers.
+    @Test func productPurchaseV2() throws {
+        func body(state: String = "PURCHASED", completed: String? = "2024-03-04T12:00:00.000Z", extra: String = "",
+                  items: String = #"{"productId":"coins_100","productOfferDetails":{"purchaseOptionId":"buy","offerTags":[],"quantity":3,"refundableQuantity":3,"consumptionState":"CONSUMPTION_STATE_CONSUMED","offerToken":"AeQ7"}}"#) -> String {
+            """
+            {"kind":"androidpublisher#productPurchaseV2","productLineItem":[\(items)],\
+            "purchaseStateContext":{"purchaseState":"\(state)"},"orderId":"GPA.3301-2468-1357-90864",\
+            \(completed.map { #""purchaseCompletionTime":"\#($0)","# } ?? "")\(extra)\
+            "regionCode":"US","acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"}
+            """
+        }
+        func translate(_ json: String, source: SourceKind = .googleProductV2, product: String? = nil) throws -> Translation {
+            translator.translate(try record(source, json, receivedAt: 1_709_553_605_000, token: "ptok2", product: product, currency: "USD"))
+        }
+        let bought = usedFacts(try translate(body()))
+        #expect(bought.first == Fact(platform: .google, subject: "ptok2", kind: GoogleFactKind.oneTime, at: 1_709_553_600_000,
+                                     observedAt: 1_709_553_605_000, ref: "GPA.3301-2468-1357-90864", detail: "0;quantity=3",
+                                     productId: "coins_100", currency: "USD"))
+        // Under a v1 envelope too (the kind decides); without `purchaseCompletionTime` a pending purchase is no sale.
+        #expect(usedFacts(try translate(body(), source: .googleProductV1)) == bought)
+        #expect(usedFacts(try translate(body(state: "PENDING", completed: nil))).first?.detail == "2;quantity=3")
+        #expect(usedFacts(try translate(body(state: "CANCELLED"))).first?.detail == "1;quantity=3")
+        // A test purchase: excluded, its token marked.
+        guard case .excluded(.test, let markers) = try translate(body(extra: #""testPurchaseContext":{"fopType":"TEST"},"#)) else {
+            Issue.record("a test purchase was not excluded")
+            return
+        }
+        #expect(markers.map(\.kind) == [.testPurchase])
+        // Two products under one token: the envelope's is read, the other set aside naming it.
+        let two = #"{"productId":"coins_100"},{"productId":"gems_10","productOfferDetails":{"quantity":1}}"#
+        let both = try translate(body(items: two), product: "gems_10")
+        #expect(usedFacts(both).first?.productId == "gems_10" && usedFacts(both).first?.detail == "0")
+        #expect(quarantinedParts(both).map(\.path) == ["productLineItem[0]"])
+        #expect(quarantinedParts(both).first?.detail.contains("coins_100") == true)
     }
 
     @Test func rfc3339Times() {

@@ -352,3 +352,102 @@ private func reason(_ translation: Translation) -> QuarantineReason? {
     if case .quarantined(let reason, _) = translation { return reason }
     return nil
 }
+
+/// A subscription with add-ons (Play Billing Library 7+): one purchase token, one order a billing period, a line
+/// item per product bought (base plan and add-ons share the billing period). metrics.md's period is the order, so
+/// its price is the sum of the items' charges, under the primary item's product.
+struct AddOnLineItemTests {
+    static let fetched = ms("2024-03-15T12:00:05Z")
+
+    /// A line item as `purchases.subscriptionsv2.get` shows it.
+    static func item(_ product: String, plan: String, units: String, nanos: Int = 990_000_000,
+                     order: String? = "GPA.3372-8841-2214-50781", expiry: String = "2024-04-01T12:00:00Z",
+                     currency: String = "EUR", phase: String = #""basePrice":{}"#) -> String {
+        let orderMember = order.map { #","latestSuccessfulOrderId":"\#($0)""# } ?? ""
+        return """
+        {"productId":"\(product)","expiryTime":"\(expiry)",\
+        "autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"\(currency)","units":"\(units)","nanos":\(nanos)}},\
+        "offerDetails":{"basePlanId":"\(plan)","offerTags":[]},"offerPhase":{\(phase)}\(orderMember)}
+        """
+    }
+
+    static func resource(_ items: [String]) -> String {
+        """
+        {"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"DE","startTime":"2024-03-01T12:00:00.000Z",\
+        "subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",\
+        "lineItems":[\(items.joined(separator: ","))]}
+        """
+    }
+
+    static func state(_ items: [String], product: String? = nil) throws -> Fact? {
+        let translation = translator.translate(try record(.googleSubscriptionV2, resource(items), receivedAt: fetched,
+                                                          token: "addon-token", product: product))
+        #expect(quarantinedParts(translation).isEmpty)
+        return usedFacts(translation).first { $0.kind == GoogleFactKind.state }
+    }
+
+    /// Base 9.99 and two add-ons 2.99 and 1.49, one order: 14.47 EUR, the base plan's product and expiry.
+    @Test func theOrderCostsEveryItem() throws {
+        let state = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                    Self.item("video_addon", plan: "monthly-addon", units: "2"),
+                                    Self.item("lyrics_addon", plan: "monthly-addon", units: "1", nanos: 490_000_000)])
+        #expect(state?.productId == "music_premium")
+        #expect(state?.amountMicros == 14_470_000 && state?.currency == "EUR")
+        #expect(state?.end == ms("2024-04-01T12:00:00Z") && state?.ref == "GPA.3372-8841-2214-50781")
+        #expect(state?.flags.contains(.trial) == false)
+    }
+
+    /// The envelope's product picks the primary item; the others still add their charges.
+    @Test func theEnvelopeNamesThePrimary() throws {
+        let state = try Self.state([Self.item("video_addon", plan: "monthly-addon", units: "2"),
+                                    Self.item("music_premium", plan: "monthly", units: "9")], product: "music_premium")
+        #expect(state?.productId == "music_premium" && state?.amountMicros == 12_980_000)
+    }
+
+    /// An add-on's introductory phase states no price: the order's charge is unknown, so it is unpriced and an
+    /// offer (the report prices it from a list and says so), never the base price alone.
+    @Test func anAddOnWithoutItsChargeLeavesTheOrderUnpriced() throws {
+        let state = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                    Self.item("video_addon", plan: "monthly-addon", units: "2",
+                                              phase: #""introductoryPrice":{}"#)])
+        #expect(state?.amountMicros == nil && state?.flags.contains(.introductory) == true)
+        // Another currency than the order's cannot be added either.
+        let mixed = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                    Self.item("video_addon", plan: "monthly-addon", units: "2", currency: "USD")])
+        #expect(mixed?.amountMicros == nil)
+        // An add-on in a proration phase (added mid-period, aligned with the base plan) makes the order's charge
+        // depend on the replacement mode: prorated, at the items' recurring prices.
+        let aligned = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                      Self.item("video_addon", plan: "monthly-addon", units: "2",
+                                                phase: #""prorationPeriod":{"originalOfferPhaseType":"BASE"}"#)])
+        #expect(aligned?.flags.contains(.prorated) == true && aligned?.amountMicros == 12_980_000)
+    }
+
+    /// Free trials: the order is a trial only when every item is; an add-on charged during the base plan's trial
+    /// makes it a paid order of the add-on's price.
+    @Test func trialsOfTheItems() throws {
+        let both = try Self.state([Self.item("music_premium", plan: "monthly", units: "9", phase: #""freeTrial":{}"#),
+                                   Self.item("video_addon", plan: "monthly-addon", units: "2", phase: #""freeTrial":{}"#)])
+        #expect(both?.flags.contains(.trial) == true && both?.amountMicros == 0)
+        let charged = try Self.state([Self.item("music_premium", plan: "monthly", units: "9", phase: #""freeTrial":{}"#),
+                                      Self.item("video_addon", plan: "monthly-addon", units: "2")])
+        #expect(charged?.flags.contains(.trial) == false && charged?.amountMicros == 2_990_000)
+        let trialAddOn = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                         Self.item("video_addon", plan: "monthly-addon", units: "2", phase: #""freeTrial":{}"#)])
+        #expect(trialAddOn?.flags.contains(.trial) == false && trialAddOn?.amountMicros == 9_990_000)
+    }
+
+    /// An item of another order (another `latestSuccessfulOrderId`, or without one an expiry more than a day
+    /// away) is not part of the order shown: its charge is not added.
+    @Test func itemsOfOtherOrdersStayOut() throws {
+        let other = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                    Self.item("video_addon", plan: "monthly-addon", units: "2", order: "GPA.3372-8841-2214-50781..0")])
+        #expect(other?.amountMicros == 9_990_000)
+        let undated = try Self.state([Self.item("music_premium", plan: "monthly", units: "9", order: nil),
+                                      Self.item("video_addon", plan: "monthly-addon", units: "2", order: nil,
+                                                expiry: "2024-03-20T12:00:00Z"),
+                                      Self.item("lyrics_addon", plan: "monthly-addon", units: "1", order: nil,
+                                                expiry: "2024-04-01T12:00:01Z")])
+        #expect(undated?.amountMicros == 11_980_000)
+    }
+}
