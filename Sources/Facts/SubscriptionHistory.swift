@@ -21,6 +21,10 @@ public struct SubscriptionHistory: Sendable, Hashable {
     /// Currencies seen anywhere on this subscription, for periods whose own currency is unknown
     /// (`metrics.md`: "else from another record of the same subscription"). Sorted.
     public var currencies: [String]
+    /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource): an
+    /// RTDN states neither an expiry nor a price, so such a token gives no period, and the report says how many
+    /// there are rather than leave them out unsaid. Empty for Apple, whose notifications carry their transactions.
+    public var notifiedOnlyTokens: [NotifiedToken] = []
 
     public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
                 purchases: [OneTimePurchase] = [], currencies: [String] = []) {
@@ -30,6 +34,19 @@ public struct SubscriptionHistory: Sendable, Hashable {
         self.episodes = episodes
         self.purchases = purchases
         self.currencies = currencies
+    }
+}
+
+/// A Google purchase token that only real-time developer notifications name (``SubscriptionHistory/notifiedOnlyTokens``).
+public struct NotifiedToken: Sendable, Hashable {
+    /// The notifications' `subscriptionId`; empty when none states one.
+    public var productId: String
+    /// The event time of its first notification (ms, UTC): a report as of an earlier time does not count it.
+    public var firstNotifiedAt: Millis
+
+    public init(productId: String, firstNotifiedAt: Millis) {
+        self.productId = productId
+        self.firstNotifiedAt = firstNotifiedAt
     }
 }
 

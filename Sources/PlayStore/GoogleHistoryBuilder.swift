@@ -30,7 +30,12 @@ public struct GoogleHistoryBuilder: Sendable {
         var episodes: [BillingEpisode] = []
         var purchases: [OneTimePurchase] = []
         var currencies: Set<String> = []
+        var notifiedOnly: [NotifiedToken] = []
         for token in tokens {
+            if token.snapshots.isEmpty, let first = token.events.first {
+                let product = token.events.first { $0.productId != nil }?.productId ?? ""
+                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first.at))
+            }
             let timeline = TokenTimeline(token)
             var periods = timeline.periods
             applyRevocations(token, to: &periods)
@@ -52,8 +57,10 @@ public struct GoogleHistoryBuilder: Sendable {
         for period in periods { if let c = period.currency { currencies.insert(c) } }
         episodes.sort { ($0.failedAt, $0.graceEnd) < ($1.failedAt, $1.graceEnd) }
         purchases.sort { ($0.purchasedAt, $0.id) < ($1.purchasedAt, $1.id) }
-        return SubscriptionHistory(platform: .google, id: id, periods: periods, episodes: episodes,
-                                   purchases: purchases, currencies: currencies.sorted())
+        var history = SubscriptionHistory(platform: .google, id: id, periods: periods, episodes: episodes,
+                                          purchases: purchases, currencies: currencies.sorted())
+        history.notifiedOnlyTokens = notifiedOnly
+        return history
     }
 
     /// An upgrade, downgrade or re-signup: the order current at the new token's start ends there (`.replaced`,

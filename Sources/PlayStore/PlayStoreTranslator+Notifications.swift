@@ -8,6 +8,11 @@ extension PlayStoreTranslator {
     /// both `at` and `observedAt`; without it, the envelope's `received_at`.
     func notification(_ pushOrNotification: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         if pushOrNotification.has("receivedMessages") { return try pulledNotifications(pushOrNotification, envelope) }
+        return try oneNotification(pushOrNotification, envelope)
+    }
+
+    /// One notification, decoded or in its Pub/Sub message.
+    private func oneNotification(_ pushOrNotification: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         var fields = pushOrNotification
         // A push or a pulled message wraps the Pub/Sub message; a bare one (a string `data`) is it.
         let message = try fields.object("message") ?? (fields.json["data"]?.string != nil ? fields : nil)
@@ -68,7 +73,7 @@ extension PlayStoreTranslator {
                    times.contains(published) {
                     dated.receivedAt = published
                 }
-                switch try notification(received, dated) {
+                switch try oneNotification(received, dated) {
                 case .used(let facts, _): return facts
                 case .excluded: tests += 1; return nil
                 case .quarantined(let reason, let detail): throw PayloadError(reason: reason, detail: detail)

@@ -9,6 +9,7 @@ import SubscriptionMetrics
 /// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
 ///   column holds them);
 /// - periods counted as paid though no payload showed a payment: the products, likewise;
+/// - Google purchase tokens only notifications name (no period is built for them): the products, likewise;
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -61,6 +62,15 @@ struct HTMLWarnings: Sendable {
                                       + "January 2026, which had no offer phase); they count as paid, except those shorter than the "
                                       + "billing period <code>--prices</code> lists for their product or their renewal shows, "
                                       + "which count as free trials")
+        let notified = tables.notifiedOnlyTokens
+        if !notified.isEmpty {
+            out += "<p class=\"banner\" id=\"warning-notification-only\" role=\"note\"><strong>Subscriptions, revenue and MRR"
+                + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications, which"
+                + " state neither expiry nor price, so no table holds them: "
+                + HTMLText.escape(notified.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+                + ". Archive the subscription resource fetched at each notification. <code>summary.json</code> counts them"
+                + " under <code>warnings</code> (<code>notification_only_tokens</code>).</p>\n"
+        }
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {
             out += "<p class=\"banner\" id=\"warning-fx\" role=\"note\"><strong>Amounts in " + HTMLText.escape(currency)

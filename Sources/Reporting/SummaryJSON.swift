@@ -66,7 +66,8 @@ public enum SummaryJSON {
     /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders whose resources
     /// showed no payment, counted as paid though one may have been an unconverted free trial) with theirs,
     /// `proration_periods` (of the unpriced transactions, Google proration periods, whose charge no payload states)
-    /// with theirs, and with
+    /// with theirs, `notification_only_tokens` (Google purchase tokens only notifications name, which give no period,
+    /// so every table leaves them out) with theirs, and with
     /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always
     /// there, zero or empty when nothing is missing.
     static func warningsObject(_ tables: ReportTables) -> String {
@@ -85,6 +86,8 @@ public enum SummaryJSON {
             ("assumed_paid_period_products", products(tables.assumedPaidPeriodProducts, counting: "assumed_paid_periods")),
             ("proration_periods", String(tables.prorationPeriods)),
             ("proration_period_products", products(tables.prorationPeriodProducts, counting: "proration_periods")),
+            ("notification_only_tokens", String(tables.notifiedOnlyTokens.reduce(0) { $0 + $1.transactions })),
+            ("notification_only_token_products", products(tables.notifiedOnlyTokens, counting: "notification_only_tokens")),
             ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

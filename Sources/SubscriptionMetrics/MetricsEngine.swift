@@ -26,6 +26,14 @@ public struct MetricsEngine: Sendable {
     private var retention = RetentionAggregator()
     private var trials = TrialAggregator()
     private var grace = GraceAggregator()
+    /// Purchase tokens only notifications name (``SubscriptionHistory/notifiedOnlyTokens``), first notified by the
+    /// as-of time, by platform and product.
+    private var notifiedOnly: [ProductKey: Int] = [:]
+
+    private struct ProductKey: Hashable, Sendable {
+        var platform: Platform
+        var productId: String
+    }
 
     /// An engine with nothing added yet; `options` fix the as-of time, time zone and prices for every table.
     public init(options: ReportOptions) {
@@ -44,6 +52,9 @@ public struct MetricsEngine: Sendable {
         retention.add(timeline, prices: options.prices, months: &months)
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
+        for token in history.notifiedOnlyTokens where token.firstNotifiedAt <= options.asOf {
+            notifiedOnly[ProductKey(platform: history.platform, productId: token.productId), default: 0] += 1
+        }
     }
 
     /// `history` with its first period made a free trial when it is assumed paid (``Period/isAssumedPaid``: a
@@ -96,6 +107,7 @@ public struct MetricsEngine: Sendable {
         retention.merge(other.retention)
         trials.merge(other.trials)
         grace.merge(other.grace)
+        notifiedOnly.merge(other.notifiedOnly, uniquingKeysWith: +)
     }
 
     /// The tables for everything added so far.
@@ -109,7 +121,18 @@ public struct MetricsEngine: Sendable {
             retentionCohorts: retention.rows(months: months),
             trialConversion: trials.rows(),
             graceRecovery: grace.rows(),
-            reportingCurrency: options.reportingCurrency)
+            reportingCurrency: options.reportingCurrency,
+            notifiedOnlyTokens: sortedNotifiedOnly.map {
+                ProductCount(platform: $0.key.platform, productId: $0.key.productId, transactions: $0.value)
+            })
+    }
+
+    /// ``notifiedOnly`` by platform, then product id (byte order): how ``ReportTables`` lists products.
+    private var sortedNotifiedOnly: [(key: ProductKey, value: Int)] {
+        notifiedOnly.sorted { a, b in
+            a.key.platform != b.key.platform ? a.key.platform < b.key.platform
+                : a.key.productId.utf8.lexicographicallyPrecedes(b.key.productId.utf8)
+        }
     }
 }
 
@@ -124,6 +147,12 @@ extension MetricsEngine {
         retention.encode(to: &writer)
         trials.encode(to: &writer)
         grace.encode(to: &writer)
+        writer.count(notifiedOnly.count)
+        for (key, count) in sortedNotifiedOnly {
+            writer.platform(key.platform)
+            writer.string(key.productId)
+            writer.count(count)
+        }
     }
 
     /// The engine `encode` wrote.
@@ -136,5 +165,11 @@ extension MetricsEngine {
         retention = try RetentionAggregator(from: &reader, months: months)
         trials = try TrialAggregator(from: &reader, months: months)
         grace = try GraceAggregator(from: &reader, months: months)
+        for _ in 0..<(try reader.count()) {
+            let key = ProductKey(platform: try reader.platform(), productId: try reader.string())
+            guard notifiedOnly.updateValue(try reader.tally(), forKey: key) == nil else {
+                throw .damaged("a product's notified-only tokens are repeated")
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Facts
 
 /// A product and how many of its transactions up to the as-of time a report warns about (summed over months and
-/// currencies of `revenue_monthly`):
+/// currencies of `revenue_monthly`, but for the last):
 /// - ``ReportTables/unpricedProducts``: transactions with no known price (or no currency), counted in
 ///   `unpriced_transactions` and left out of gross, refunds, net and MRR, so those understate until a price list
 ///   (`--prices`) supplies them;
@@ -13,7 +13,9 @@ import Facts
 ///   wherever one was an unconverted free trial;
 /// - ``ReportTables/prorationPeriodProducts``: of the unpriced transactions, Google proration periods, whose charge
 ///   no payload states (nothing, a prorated difference or the full price): no price list prices them, and MRR
-///   counts them at the plan's recurring price.
+///   counts them at the plan's recurring price;
+/// - ``ReportTables/notifiedOnlyTokens``: Google purchase tokens only notifications name, which give no period
+///   (there `transactions` counts tokens).
 ///
 /// The report says each on stderr, in `summary.json` `warnings` and in report.html.
 public struct ProductCount: Sendable, Hashable {

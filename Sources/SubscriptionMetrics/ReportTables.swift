@@ -8,10 +8,14 @@ public struct ReportTables: Sendable, Equatable {
     public var graceRecovery: [GraceRecoveryRow]
     /// `--currency`: when set, revenue and MRR movement rows carry their `converted` amounts and columns.
     public var reportingCurrency: String?
+    /// Google purchase tokens that only notifications name, first notified by the as-of time, per product (the
+    /// count in ``ProductCount/transactions``), sorted by platform and product id: no table holds them, since an
+    /// RTDN states no expiry and no price (``SubscriptionHistory/notifiedOnlyTokens``).
+    public var notifiedOnlyTokens: [ProductCount]
 
     public init(subscriptionsMonthly: [SubscriptionsMonthlyRow] = [], revenueMonthly: [RevenueMonthlyRow] = [],
                 mrrMovements: [MRRMovementRow] = [], retentionCohorts: [RetentionCohortRow] = [], trialConversion: [TrialConversionRow] = [],
-                graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil) {
+                graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil, notifiedOnlyTokens: [ProductCount] = []) {
         self.subscriptionsMonthly = subscriptionsMonthly
         self.revenueMonthly = revenueMonthly
         self.mrrMovements = mrrMovements
@@ -19,6 +23,7 @@ public struct ReportTables: Sendable, Equatable {
         self.trialConversion = trialConversion
         self.graceRecovery = graceRecovery
         self.reportingCurrency = reportingCurrency
+        self.notifiedOnlyTokens = notifiedOnlyTokens
     }
 
     /// The tables as text, in `cli.md` order: what the CSV, JSON and HTML writers render.

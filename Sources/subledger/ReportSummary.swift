@@ -40,8 +40,8 @@ extension ReportJob.Outcome {
     }
 
     /// Says, as warnings on stderr, what makes the reports understate or overstate and how to fix it: transactions
-    /// with no price (cli.md), offers priced from the list, periods assumed paid, months without an FX rate,
-    /// statements dated after the run's clock.
+    /// with no price (cli.md), offers priced from the list, periods assumed paid, Google tokens only notifications
+    /// name, months without an FX rate, statements dated after the run's clock.
     func warnAboutGaps(logger: Logger, pricesGiven: Bool) {
         if let futureStatementAt {
             logger.warning("""
@@ -111,6 +111,18 @@ extension ReportJob.Outcome {
                 duration, and archive the resource fetched at each notification
                 """, metadata: ["assumed_paid_periods": "\(count)",
                                 "assumed_paid_period_products": "\(assumed.names)"])
+        }
+        let notified = tables.notifiedOnlyTokens
+        if !notified.isEmpty {
+            let count = notified.reduce(0) { $0 + $1.transactions }
+            logger.warning("""
+                \(count) Google purchase token\(count == 1 ? "" : "s") appear\(count == 1 ? "s" : "") only in real-time \
+                developer notifications (\(notified.counted)): an RTDN states neither expiry nor price, so no period is \
+                built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
+                (subscriptions, revenue and MRR understate, and a linked plan change may read as a churn): archive the \
+                purchases.subscriptionsv2.get resource fetched at each notification
+                """, metadata: ["notification_only_tokens": "\(count)",
+                                "notification_only_token_products": "\(notified.names)"])
         }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }

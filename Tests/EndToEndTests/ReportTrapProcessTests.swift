@@ -156,6 +156,35 @@ struct ReportTrapProcessTests {
         #expect(try Self.csv(workspace.file("b/revenue_monthly.csv")).first { $0["product_id"] == "premium_monthly" }?["mrr_end"] == "8.33")
     }
 
+    /// A Google token that only RTDNs name (its resource was never archived) is in no table, and the report says
+    /// so: on stderr, in summary.json and in report.html, with its product.
+    @Test func tokensOnlyNotificationsNameAreSaid() throws {
+        let workspace = try TemporaryDirectory()
+        func push(_ id: String, type: Int, at millis: Int64) -> String {
+            let rtdn = #"{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"\#(millis)","#
+                + #""subscriptionNotification":{"version":"1.0","notificationType":\#(type),"purchaseToken":"tok-unfetched","#
+                + #""subscriptionId":"premium_monthly"}}"#
+            return #"{"message":{"data":"\#(Data(rtdn.utf8).base64EncodedString())","messageId":"\#(id)","#
+                + #""publishTime":"2026-01-05T10:00:01Z"},"subscription":"projects/p/subscriptions/play"}"#
+        }
+        try IngestFixtures.write([push("7001", type: 4, at: 1_767_607_200_000), push("7002", type: 2, at: 1_770_285_600_000)],
+                                 to: workspace.file("rtdn.ndjson"))
+        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "rtdn.ndjson"], in: workspace, tag: "ingest").status == 0)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2026-02-28"],
+                                              in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        #expect(report.stderr.contains("1 Google purchase token appears only in real-time developer notifications (google premium_monthly 1)"),
+                "\(report.stderr)")
+        try Self.expectOneProductWarned(in: workspace, count: "notification_only_tokens", products: "notification_only_token_products",
+                                        product: "premium_monthly")
+        let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
+        #expect(page.contains("id=\"warning-notification-only\"") && page.contains("google premium_monthly"))
+        // As of a time before its first notification, nothing is said.
+        let earlier = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r0", "--as-of", "2025-12-31"],
+                                               in: workspace, tag: "report-earlier")
+        #expect(earlier.status == 0 && !earlier.stderr.contains("real-time developer notifications"), "\(earlier.stderr)")
+    }
+
     /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
     /// overstates where the offer cost less, and the report says so (stderr, summary.json, report.html), per
     /// product; the renewal at the full price is not counted.

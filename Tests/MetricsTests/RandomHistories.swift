@@ -88,8 +88,13 @@ enum RandomHistories {
         func finished() -> SubscriptionHistory {
             if chance(0.1) { purchases.append(purchase(at: between(utc(2023, 1, 1), utc(2024, 7, 1)), currency: currency, random: &random)) }
             let currencies = Set(periods.compactMap(\.currency) + purchases.compactMap(\.currency))
-            return SubscriptionHistory(platform: platform, id: id, periods: periods, episodes: episodes, purchases: purchases,
-                                       currencies: currencies.sorted())
+            var history = SubscriptionHistory(platform: platform, id: id, periods: periods, episodes: episodes, purchases: purchases,
+                                              currencies: currencies.sorted())
+            // A linked Google token only notifications name (chosen without a draw): counted, never a period.
+            if platform == .google, id.utf8.count % 3 == 0 {
+                history.notifiedOnlyTokens = [NotifiedToken(productId: product.id, firstNotifiedAt: t)]
+            }
+            return history
         }
         func periodId() -> String {
             platform == .apple ? "\(id)-t\(periods.count)" : "GPA.\(number)" + (periods.isEmpty ? "" : "..\(periods.count - 1)")

@@ -57,6 +57,22 @@ struct GoogleHistoryBuilderTests {
         #expect(history == expected)
     }
 
+    /// A token only RTDNs name (the backend archived no resource for it) gives no period, since an RTDN states
+    /// neither expiry nor price; the history names it, with its product and first event time, for the report to say.
+    @Test func aTokenOnlyNotificationsNameIsListed() throws {
+        var archive = Archive()
+        let bought = ms("2024-05-02T08:00:00Z")
+        try archive.rtdn("tok-rtdn-only", "premium_yearly", 4, at: bought)
+        try archive.rtdn("tok-rtdn-only", "premium_yearly", 2, at: bought + 365 * day)
+        let history = builder.history(id: "tok-rtdn-only", facts: archive.facts)
+        #expect(history.periods.isEmpty && history.purchases.isEmpty)
+        #expect(history.notifiedOnlyTokens == [NotifiedToken(productId: "premium_yearly", firstNotifiedAt: bought)])
+        // A token a resource shows is no such token, nor is a test purchase's.
+        #expect(builder.history(id: "tok-B", facts: try Self.exampleB()).notifiedOnlyTokens.isEmpty)
+        let tested = archive.facts + [GoogleFactCodec.encode(.testPurchase(token: "tok-rtdn-only", at: bought), observedAt: bought)]
+        #expect(builder.history(id: "tok-rtdn-only", facts: tested).notifiedOnlyTokens.isEmpty)
+    }
+
     @Test func arrivalOrderDoesNotMatter() throws {
         let facts = try Self.exampleB()
         let expected = builder.history(id: "tok-B", facts: facts)

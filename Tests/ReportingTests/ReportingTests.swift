@@ -87,7 +87,7 @@ private let ingest = IngestStatistics(
               "timezone": "Europe/Berlin",
               "generated_by": "subledger test",
               "ingest": {"files":3,"records":{"read":10,"used":6,"duplicate":1,"excluded":2,"quarantined":1},"excluded_by_reason":{"sandbox":1,"test":1},"quarantined_by_reason":{"malformed_json":1},"damaged_files":[{"file":"a.zip","offset":7,"reason":"bad \"central\" directory"},{"file":"b.tar.gz","offset":512,"reason":"truncated gzip"}],"skipped_files":[],"first_event_at":null,"last_event_at":null,"warnings":{"message_id_conflicts":0,"parts_quarantined":0,"timestamps_in_seconds":2}},
-              "warnings": {"unpriced_transactions":0,"unpriced_products":[],"list_priced_offers":0,"list_priced_offer_products":[],"assumed_paid_periods":0,"assumed_paid_period_products":[],"proration_periods":0,"proration_period_products":[],"missing_fx_rates":["2024-01 USD","2024-02 USD"]},
+              "warnings": {"unpriced_transactions":0,"unpriced_products":[],"list_priced_offers":0,"list_priced_offer_products":[],"assumed_paid_periods":0,"assumed_paid_period_products":[],"proration_periods":0,"proration_period_products":[],"notification_only_tokens":0,"notification_only_token_products":[],"missing_fx_rates":["2024-01 USD","2024-02 USD"]},
               "subscriptions_monthly": [
                 {"month":"2024-01","platform":"all","product_id":"all","active_start":0,"new":2,"reactivated":0,"product_changes_in":0,"product_changes_out":0,"churned":0,"churned_voluntary":0,"churned_involuntary":0,"churned_refund":0,"churned_paused":0,"churned_other":0,"active_end":2,"churn_rate":null,"net_churn_rate":null,"active_trials_end":0},
             """#
