@@ -20,8 +20,9 @@ public struct RecordParser: Sendable {
     /// modules, and App Store Server API responses are recognised. 4: a whole `voidedpurchases.list` response is
     /// recognised. 5: `received_at` is part of a content key (``DedupKey``). 6: only of a payload that does not
     /// date its own statement; a pretty-printed document among lines is one record. 7: Pub/Sub messages pulled
-    /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised.
-    public static let rulesVersion: Int64 = 7
+    /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised. 8: an empty pull response
+    /// (`receivedMessages` `{}` or `null`) too.
+    public static let rulesVersion: Int64 = 8
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes

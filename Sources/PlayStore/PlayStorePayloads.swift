@@ -60,7 +60,7 @@ public struct PlayStorePayloads: PayloadRecognizer {
            object["messageId"] != nil || object["message_id"] != nil || object["@type"]?.string == Self.pubsubMessageType {
             return try unwrapPush(value)
         }
-        if case .array? = object["receivedMessages"] {
+        if let messages = object["receivedMessages"], messages.array != nil || messages.isNull || messages.object?.count == 0 {
             return RecognizedPayload(source: .googleRTDN, payload: json)
         }
         if object["packageName"] != nil, Self.rtdnMembers.contains(where: { object[$0] != nil }) {

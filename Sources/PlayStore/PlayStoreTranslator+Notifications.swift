@@ -7,7 +7,8 @@ extension PlayStoreTranslator {
     /// (``pulledNotifications(_:_:)``). `eventTimeMillis` (string or number, milliseconds, inside ``times``) is
     /// both `at` and `observedAt`; without it, the envelope's `received_at`.
     func notification(_ pushOrNotification: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
-        if pushOrNotification.has("receivedMessages") { return try pulledNotifications(pushOrNotification, envelope) }
+        // `json[...]`, not `has`: an empty pull written as `"receivedMessages": null` is a pull all the same.
+        if pushOrNotification.json["receivedMessages"] != nil { return try pulledNotifications(pushOrNotification, envelope) }
         return try oneNotification(pushOrNotification, envelope)
     }
 

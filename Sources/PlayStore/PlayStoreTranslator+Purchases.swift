@@ -65,8 +65,8 @@ extension PlayStoreTranslator {
     /// `purchases.productsv2.getproductpurchasev2` (`ProductPurchaseV2`, 2025): a one-time product as the v2 API
     /// shows it; the token from the envelope, the product from its `productLineItem` (the envelope's product
     /// picks among several, else the first). It is bought at `purchaseCompletionTime`, which Google sets once the
-    /// payment completed; `purchaseStateContext.purchaseState` CANCELLED, or PENDING without a completion time, is
-    /// no sale (v1's `purchaseState` 1 and 2). A `testPurchaseContext` marks a test purchase. The ledger keeps one
+    /// payment completed (else at `received_at`); `purchaseStateContext.purchaseState` CANCELLED or PENDING is no
+    /// sale (v1's `purchaseState` 1 and 2). A `testPurchaseContext` marks a test purchase. The ledger keeps one
     /// product per token, so a line item beside the one read is quarantined as a part, naming its product.
     func productV2(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         guard let token = envelope.purchaseToken, !token.isEmpty else {
@@ -98,14 +98,24 @@ extension PlayStoreTranslator {
         let completedAt = try body.time("purchaseCompletionTime")
         let state = try body.object("purchaseStateContext")?.string("purchaseState")
         _ = try body.string("acknowledgementState")
+        if body.has("testPurchaseContext") {
+            // Marked whatever else is missing, so that the token's notifications are excluded with it.
+            let at = completedAt ?? envelope.receivedAt ?? times.earliest
+            return testPurchase(token: token, at: at, observedAt: envelope.receivedAt ?? at)
+        }
         guard let purchasedAt = completedAt ?? envelope.receivedAt else {
             throw PayloadError(detail: "neither purchaseCompletionTime nor received_at is present")
         }
         let observedAt = envelope.receivedAt ?? purchasedAt
-        if body.has("testPurchaseContext") { return testPurchase(token: token, at: purchasedAt, observedAt: observedAt) }
-        // v1's numbers: 0 purchased, 1 cancelled, 2 pending. A completion time proves the payment whatever the
-        // state's name (an unknown one included); without it nothing was paid yet.
-        let purchaseState = state == "CANCELLED" ? 1 : completedAt == nil ? 2 : 0
+        // v1's numbers: 0 purchased, 1 cancelled, 2 pending. PURCHASED without its completion time (which Google
+        // sets with it) was bought by the fetch; a completion time proves the payment under an unknown state's name
+        // too, and without either nothing was paid yet.
+        let purchaseState = switch state {
+        case "CANCELLED": 1
+        case "PENDING": 2
+        case "PURCHASED": 0
+        default: completedAt == nil ? 2 : 0
+        }
         let quantity = chosen.map { items[$0].quantity } ?? 1
         let facts: [GoogleFact] = [.oneTime(token: token, at: purchasedAt, order: try body.string("orderId") ?? envelope.orderId,
                                             purchaseState: purchaseState, quantity: quantity, productId: product,

@@ -90,13 +90,18 @@ extension PlayStoreTranslator {
         /// A prepaid plan (`prepaidPlan`): it never renews by itself, so its access ends as if auto-renewal were
         /// off from the start, and a top-up is a new linked purchase.
         var prepaid = false
+        /// The product a deferred change will put in this item's place at the next renewal
+        /// (`deferredItemReplacement.productId`); the resource may already list it, not yet owned.
+        var replacedBy: String?
 
         /// The order that `items[primary]` shows, with its add-ons. A subscription with add-ons is one purchase
         /// token whose line items (a base plan and up to 49 add-ons) Google bills together, one order a billing
         /// period ("all items in the purchase must have the same recurring billing period"); metrics.md's period is
         /// that order, so add-ons are no periods of their own and their charges join the order's price, under the
-        /// primary's product. An add-on of the order has the primary's `latestSuccessfulOrderId` where both state
-        /// one, else an expiry within a day of the primary's. The order's product, expiry and renewal settings are
+        /// primary's product. An add-on of the order has the primary's `latestSuccessfulOrderId`; only when the
+        /// primary states none, an item stating none either with an expiry within a day of the primary's. An item a
+        /// deferred replacement names is not owned yet (Google states no order id for it) and never an add-on. The
+        /// order's product, expiry and renewal settings are
         /// the primary's; its price is the sum of the items' charges, `nil` (unpriced, never guessed) when a charged
         /// item states none or another currency; it is a free trial only when every item is; an introductory or
         /// proration phase of any item marks the whole order so.
@@ -104,11 +109,14 @@ extension PlayStoreTranslator {
             var order = items[primary]
             let primaryItem = items[primary]
             let dayMillis: Millis = 86_400_000
+            let deferredTargets = Set(items.compactMap(\.replacedBy))
             for (index, other) in items.enumerated() where index != primary {
-                if let mine = primaryItem.order, let theirs = other.order {
-                    guard mine == theirs else { continue }
+                if let product = other.productId, deferredTargets.contains(product) { continue }
+                if let mine = primaryItem.order {
+                    guard other.order == mine else { continue }
                 } else {
-                    guard let mine = primaryItem.expiry, let theirs = other.expiry, abs(mine - theirs) <= dayMillis else { continue }
+                    guard other.order == nil, let mine = primaryItem.expiry, let theirs = other.expiry,
+                          abs(mine - theirs) <= dayMillis else { continue }
                 }
                 order.add(other)
             }
@@ -164,6 +172,7 @@ extension PlayStoreTranslator {
             }
         }
         line.prepaid = item.has("prepaidPlan")
+        line.replacedBy = try item.object("deferredItemReplacement")?.string("productId")
         if let phase = try item.object("offerPhase") {
             if phase.has("freeTrial") {
                 line.flags.insert(.trial)

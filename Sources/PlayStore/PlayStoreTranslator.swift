@@ -24,10 +24,11 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// read as cancelled by the user, v1 introductory cycles counted after a free trial, a pending refund review used;
     /// 11: a negative price quarantined; 12: a v2 proration phase flagged `.prorated`; 13: a one-time product's
     /// `purchaseType` 1 or 2 flagged `.free`; 14: a v2 order's add-ons priced with its base plan; 15: a
-    /// Pub/Sub pull response's messages and a bare Pub/Sub message read; `ProductPurchaseV2` read) plus
+    /// Pub/Sub pull response's messages and a bare Pub/Sub message read; `ProductPurchaseV2` read; 16: a deferred
+    /// replacement's product never an add-on, a `ProductPurchaseV2` PURCHASED without its completion time a sale) plus
     /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
     /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 15 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 16 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>

@@ -148,6 +148,7 @@ import Testing
         let whole = try parsed(response)
         let responseJSON = try JSONParser.parse(response)
         #expect(whole.source == .googleRTDN && whole.payload == .json(responseJSON))
+        #expect(try parsed(#"{"receivedMessages":{}}"#).source == .googleRTDN)
         // A `purchases.productsv2` resource, with its kind or without.
         let productV2 = #"{"kind":"androidpublisher#productPurchaseV2","productLineItem":[{"productId":"coins_100"}],"purchaseStateContext":{"purchaseState":"PURCHASED"},"purchaseCompletionTime":"2024-03-04T12:00:00Z"}"#
         #expect(try parsed(productV2).source.rawValue == "google.product.v2")

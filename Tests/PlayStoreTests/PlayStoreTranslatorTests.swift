@@ -73,6 +73,10 @@ struct NotificationTests {
         let mixed = translator.translate(try record(.googleRTDN, #"{"receivedMessages":[\#(received(other, id: "6")),\#(received(undated, id: "7"))]}"#))
         #expect(quarantinedParts(mixed).map(\.reason) == [.wrongPackage])
         #expect(usedFacts(mixed).first { $0.subject == "tok-d" }?.at == ms("2024-03-15T12:00:00.123Z"))
+        // An empty pull, as some loggers write it, states nothing.
+        for empty in [#"{"receivedMessages":{}}"#, #"{"receivedMessages":null}"#, #"{"receivedMessages":[]}"#] {
+            #expect(translator.translate(try record(.googleRTDN, empty)) == .used([]))
+        }
     }
 
     @Test func testNotificationIsExcluded() throws {
@@ -372,12 +376,23 @@ struct SubscriptionResourceTests {
         #expect(usedFacts(try translate(body(), source: .googleProductV1)) == bought)
         #expect(usedFacts(try translate(body(state: "PENDING", completed: nil))).first?.detail == "2;quantity=3")
         #expect(usedFacts(try translate(body(state: "CANCELLED"))).first?.detail == "1;quantity=3")
+        // PURCHASED without its completion time was bought by the fetch.
+        let fetched = usedFacts(try translate(body(completed: nil))).first
+        #expect(fetched?.detail == "0;quantity=3" && fetched?.at == 1_709_553_605_000)
         // A test purchase: excluded, its token marked.
         guard case .excluded(.test, let markers) = try translate(body(extra: #""testPurchaseContext":{"fopType":"TEST"},"#)) else {
             Issue.record("a test purchase was not excluded")
             return
         }
         #expect(markers.map(\.kind) == [.testPurchase])
+        // Marked even with no time at all, so that its token's notifications are excluded with it.
+        let undated = translator.translate(try record(.googleProductV2, body(completed: nil, extra: #""testPurchaseContext":{"fopType":"TEST"},"#),
+                                                      token: "ptok2"))
+        guard case .excluded(.test, let undatedMarkers) = undated else {
+            Issue.record("an undated test purchase was not excluded: \(undated)")
+            return
+        }
+        #expect(undatedMarkers.map(\.subject) == ["ptok2"])
         // Two products under one token: the envelope's is read, the other set aside naming it.
         let two = #"{"productId":"coins_100"},{"productId":"gems_10","productOfferDetails":{"quantity":1}}"#
         let both = try translate(body(items: two), product: "gems_10")

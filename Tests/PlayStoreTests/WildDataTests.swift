@@ -449,5 +449,23 @@ struct AddOnLineItemTests {
                                       Self.item("lyrics_addon", plan: "monthly-addon", units: "1", order: nil,
                                                 expiry: "2024-04-01T12:00:01Z")])
         #expect(undated?.amountMicros == 11_980_000)
+        // The primary states its order: an item stating none is not owned in it.
+        let unowned = try Self.state([Self.item("music_premium", plan: "monthly", units: "9"),
+                                      Self.item("video_addon", plan: "monthly-addon", units: "2", order: nil)])
+        #expect(unowned?.amountMicros == 9_990_000)
+    }
+
+    /// A deferred change (`deferredItemReplacement`): the product that will take an item's place at the next
+    /// renewal may be listed already, without an order (Google: `latestSuccessfulOrderId` is "not present if the
+    /// item is not owned by the user yet (e.g. the item being deferred replaced to)"). It is no add-on, even when
+    /// no item states an order.
+    @Test func aDeferredReplacementIsNoAddOn() throws {
+        let deferred = #""deferredItemReplacement":{"productId":"music_basic"}"#
+        for order in ["GPA.3372-8841-2214-50781", nil] {
+            let primary = Self.item("music_premium", plan: "monthly", units: "9", order: order)
+                .replacingOccurrences(of: #""productId":"music_premium","#, with: #""productId":"music_premium",\#(deferred),"#)
+            let state = try Self.state([primary, Self.item("music_basic", plan: "monthly", units: "4", order: nil)])
+            #expect(state?.productId == "music_premium" && state?.amountMicros == 9_990_000, "order \(order ?? "none")")
+        }
     }
 }
