@@ -63,8 +63,12 @@ extension AppStoreTranslator {
         if let stated { original = stated.subject }
         let expiry = stated?.expires
         if let renewal {
+            // A refund request, a refund or its reversal carries the transaction it is about, often an older one
+            // than the subscription's latest: its expiry is no end of the period a renewal info's outcome is at.
+            let aboutAnyTransaction = Self.aboutAnyTransaction.contains(type)
             _ = try list.part(renewalPath, data?["signedRenewalInfo"]) { list throws(Rejection) -> Bool? in
-                try translateRenewal(renewal, path: renewalPath, expiry: expiry, statedAt: signedDate, into: &list)
+                try translateRenewal(renewal, path: renewalPath, expiry: aboutAnyTransaction ? nil : expiry, statedAt: signedDate,
+                                     undatedOutcomes: !aboutAnyTransaction, into: &list)
                 return true
             }
         }
@@ -195,10 +199,15 @@ extension AppStoreTranslator {
         return transaction
     }
 
+    /// Notification types whose transaction is the one a refund or a refund request is about, not necessarily the
+    /// subscription's latest.
+    static let aboutAnyTransaction: Set<String> = ["CONSUMPTION_REQUEST", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "REVOKE"]
+
     /// The facts of a `JWSRenewalInfoDecodedPayload` at `path` in the record; `expiry` is the expiry of the
-    /// transaction beside it.
-    func translateRenewal(_ r: JSON, path: String, expiry: Millis?, statedAt: Millis,
+    /// transaction beside it (see ``AppleRenewalInfo/facts(into:expiry:statedAt:undatedOutcomes:)``).
+    func translateRenewal(_ r: JSON, path: String, expiry: Millis?, statedAt: Millis, undatedOutcomes: Bool = true,
                           into list: inout FactList) throws(Rejection) {
-        try AppleRenewalInfo(signed: r, path: path, times: times).facts(into: &list, expiry: expiry, statedAt: statedAt)
+        try AppleRenewalInfo(signed: r, path: path, times: times).facts(into: &list, expiry: expiry, statedAt: statedAt,
+                                                                        undatedOutcomes: undatedOutcomes)
     }
 }

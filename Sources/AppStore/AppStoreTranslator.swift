@@ -33,9 +33,11 @@ public struct AppStoreTranslator: StoreTranslator {
     /// REFUND or REVOKE notification's revocation is a refund even beside `isUpgraded`; 14: a RESCIND_CONSENT
     /// notification's `appData` names its bundle; 15: a negative price rejected; 16: a billing recovery (V2
     /// DID_RENEW BILLING_RECOVERY, V1 DID_RECOVER or RENEWAL) states its billing issue, a Get Transaction Info
-    /// response is read) plus ``AppleFactCodec/version``, so that ledgers translated before either changed are
-    /// reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 16 + AppleFactCodec.version
+    /// response is read; 17: a renewal info's outcome dated by `renewalDate`, never by a refund request's older
+    /// transaction, a receipt's upgraded transaction ending at its upgrade, a billing retry stated over ending the
+    /// episode) plus ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
+    /// (``RulesVersion``).
+    public static let rulesVersion: Int64 = 17 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

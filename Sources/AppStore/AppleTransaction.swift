@@ -205,10 +205,16 @@ struct AppleRenewalInfo {
     var autoRenewOn: Bool?
     var autoRenewProductId: String?
     var inBillingRetry = false
+    /// The retry flag is stated and false (`is_in_billing_retry_period` "0" / `isInBillingRetryPeriod` false):
+    /// beside `expirationIntent` 2, Apple no longer tries to renew.
+    var retryStatedOver = false
     /// End of the grace period, ms UTC.
     var graceEnd: Millis?
     /// `expiration_intent` / `expirationIntent` as sent (1 voluntary, 2 billing, …; unknown values kept).
     var expirationIntent: String?
+    /// `renewalDate` (signed renewal infos since 2023): the expiry of the subscription's most recent purchase, in
+    /// the past too, whichever transaction the record carries beside it; the E of a billing issue it states.
+    var renewalDate: Millis?
     /// The field names of this spelling, for the `detail` of a billing issue (what said so).
     var retryField = "isInBillingRetryPeriod"
     var intentField = "expirationIntent"
@@ -226,6 +232,7 @@ struct AppleRenewalInfo {
         autoRenewOn = info["auto_renew_status"]?.bool
         autoRenewProductId = info["auto_renew_product_id"]?.nonEmptyString
         inBillingRetry = info["is_in_billing_retry_period"]?.bool == true
+        retryStatedOver = info["is_in_billing_retry_period"]?.bool == false
         expirationIntent = info["expiration_intent"]?.nonEmptyString
         retryField = "is_in_billing_retry_period"
         intentField = "expiration_intent"
@@ -241,20 +248,28 @@ struct AppleRenewalInfo {
         autoRenewOn = r["autoRenewStatus"]?.int64.map { $0 == 1 }
         autoRenewProductId = r["autoRenewProductId"]?.nonEmptyString
         inBillingRetry = r["isInBillingRetryPeriod"]?.bool == true
+        retryStatedOver = r["isInBillingRetryPeriod"]?.bool == false
         expirationIntent = r["expirationIntent"]?.nonEmptyString
+        renewalDate = try AppleDate.signedTime(r, "renewalDate", path: path, times: times)
     }
 
     /// Adds the auto-renew state (at `statedAt`, the statement time; else the latest instant of the record),
-    /// a billing issue (in retry or grace, or expired for billing) and an expiry for any other intent, both at
-    /// `expiry` (the expiry of the latest period the record shows) when known, else at the statement time.
-    /// Nothing when the record gives no time at all.
-    func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?) {
+    /// a billing issue (in retry or grace, or expired for billing) and an expiry for any other intent, both at the
+    /// end of the subscription's latest period: ``renewalDate`` when stated, else `expiry` (the expiry of the latest
+    /// period the record shows), else the statement time, unless `undatedOutcomes` is false (the record's
+    /// transaction may be an older one, as beside a refund request: then without ``renewalDate`` no time says
+    /// where the period that failed or expired ended, and only the auto-renew state is added). A billing expiry
+    /// stated after that end with the retry flag false also ends the billing retry at the statement time. Nothing
+    /// when the record gives no time at all.
+    func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?, undatedOutcomes: Bool = true) {
         guard let stated = statedAt ?? list.latestInstant else { return }
         let subject = originalTransactionId
         if let on = autoRenewOn {
             list.add(.renewalStatus(AppleFact.RenewalStatus(subject: subject, at: stated, autoRenew: on,
                                                             productId: autoRenewProductId)))
         }
+        let expiry = renewalDate ?? expiry
+        guard expiry != nil || undatedOutcomes else { return }
         let noticeAt = expiry ?? stated
         // Apple sends the grace end only while a subscription is in grace, after the period that failed to renew.
         // One at or before the latest expiry the record shows belongs to an episode that period's renewal closed:
@@ -268,6 +283,11 @@ struct AppleRenewalInfo {
                                                           statedBy: retryField)))
         } else if expirationIntent == "2" {
             list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, statedBy: intentField)))
+            // Stated after the period's end with retry over: the episode was lost by then (as a V2 EXPIRED with
+            // subtype BILLING_RETRY says at its own time), not left open until Apple's longest retry has passed.
+            if retryStatedOver, let expiry, stated > expiry {
+                list.add(.expiry(AppleFact.Expiry(subject: subject, at: stated, reason: .billing, periodEnd: expiry)))
+            }
         }
         if let intent = expirationIntent, intent != "2" {
             list.add(.expiry(AppleFact.Expiry(subject: subject, at: noticeAt, reason: ExpirationReason(intent: intent),

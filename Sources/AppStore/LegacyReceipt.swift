@@ -16,7 +16,8 @@ struct LegacyReceipt {
     var entries: [Entry] = []
     var pendingRenewals: [Entry] = []
     let times: PlausibleTimes
-    /// Latest expiry per `original_transaction_id` among the subscription entries: E for a failure notice.
+    /// Latest end per `original_transaction_id` among the subscription entries (an upgraded one's at its upgrade):
+    /// E for a failure notice.
     private(set) var latestExpiry: [String: Millis] = [:]
     /// By `original_transaction_id`: the subscription transaction with the latest expiry among those no upgrade or
     /// refund ended (the renewal a V1 recovery names), its purchase date and expiry.
@@ -81,7 +82,10 @@ struct LegacyReceipt {
             if !transaction.upgraded, transaction.revoked == nil, expires >= latestRenewal[original]?.expires ?? expires {
                 latestRenewal[original] = (transaction.purchased, expires)
             }
-            latestExpiry[original] = max(latestExpiry[original] ?? expires, expires)
+            // An upgraded transaction's access ended at the upgrade (its cancellation date), not at the expiry it
+            // was sold with, which may lie after the new plan's latest one.
+            let end = transaction.upgraded ? min(expires, transaction.revoked ?? expires) : expires
+            latestExpiry[original] = max(latestExpiry[original] ?? end, end)
         }
     }
 

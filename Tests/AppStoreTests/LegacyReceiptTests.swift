@@ -41,6 +41,39 @@ import Testing
      ]}
     """#
 
+    /// A yearly plan upgraded to a monthly one after two months: the yearly transaction (`is_upgraded`) was sold to
+    /// run to 2025, but ended at the upgrade. The billing issue `pending_renewal_info` states is at the monthly
+    /// plan's latest end, with its grace; fetched after the retry ended, the episode is lost at that fetch.
+    @Test func aBillingIssueAfterAnUpgradeIsAtTheNewPlansEnd() throws {
+        func receipt(requested: String, pending: String) -> String {
+            """
+            {"status":0,"environment":"Production","receipt":{"receipt_type":"Production","bundle_id":"com.example.app",\
+            "request_date_ms":"\(ms(requested))","in_app":[]},"latest_receipt_info":[\
+            {"quantity":"1","product_id":"monthly_premium","transaction_id":"7003","original_transaction_id":"7001",\
+            "purchase_date_ms":"\(ms("2024-04-01 00:00"))","expires_date_ms":"\(ms("2024-05-01 00:00"))","is_trial_period":"false"},\
+            {"quantity":"1","product_id":"monthly_premium","transaction_id":"7002","original_transaction_id":"7001",\
+            "purchase_date_ms":"\(ms("2024-03-01 00:00"))","expires_date_ms":"\(ms("2024-04-01 00:00"))","is_trial_period":"false"},\
+            {"quantity":"1","product_id":"yearly_basic","transaction_id":"7001","original_transaction_id":"7001",\
+            "purchase_date_ms":"\(ms("2024-01-01 00:00"))","expires_date_ms":"\(ms("2025-01-01 00:00"))","is_trial_period":"false",\
+            "cancellation_date_ms":"\(ms("2024-03-01 00:00"))","cancellation_reason":"0","is_upgraded":"true"}],\
+            "pending_renewal_info":[{"original_transaction_id":"7001","product_id":"monthly_premium",\
+            "auto_renew_product_id":"monthly_premium","auto_renew_status":"1",\(pending)}]}
+            """
+        }
+        let inGrace = translator.translate(try record(.appleVerifyReceipt, json: receipt(requested: "2024-05-03 00:00", pending: """
+            "is_in_billing_retry_period":"1","expiration_intent":"2","grace_period_expires_date_ms":"\(ms("2024-05-17 00:00"))"
+            """))).facts
+        let issue = try #require(inGrace.of(AppleFactKind.billingIssue).first)
+        #expect(issue.at == ms("2024-05-01 00:00") && issue.end == ms("2024-05-17 00:00"))
+        #expect(inGrace.of(AppleFactKind.expiry).isEmpty)
+        let over = translator.translate(try record(.appleVerifyReceipt, json: receipt(requested: "2024-06-20 00:00", pending: """
+            "is_in_billing_retry_period":"0","expiration_intent":"2"
+            """))).facts
+        #expect(over.of(AppleFactKind.billingIssue).map(\.at) == [ms("2024-05-01 00:00")])
+        let lost = try #require(over.of(AppleFactKind.expiry).first)
+        #expect(lost.at == ms("2024-06-20 00:00") && lost.detail == "billing" && lost.end == ms("2024-05-01 00:00"))
+    }
+
     @Test func mixedReceiptSeparatesOneTimePurchasesFromPeriods() throws {
         let facts = translator.translate(try record(.appleVerifyReceipt, json: Self.mixed,
                                                     envelope: Envelope(appUserId: "u-1", currency: "JPY"))).facts

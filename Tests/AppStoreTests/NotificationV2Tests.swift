@@ -56,6 +56,23 @@ import Testing
         return translator.translate(record(.appleNotificationV2, jws: try chain.sign(payload)))
     }
 
+    /// A refund request names the transaction it is about, often an older one than the subscription's latest:
+    /// its expiry is no period end for the renewal info's billing outcome. `renewalDate` (the latest purchase's
+    /// expiry, "may be in the past") dates it; without it only the auto-renew state is read.
+    @Test func aRefundRequestsRenewalInfoDatesItsOutcomeByRenewalDate() throws {
+        let older = Self.transaction(id: "5001", expires: Self.expires - 2_592_000_000)
+        let failed = Self.renewal(extra: #","expirationIntent":2,"isInBillingRetryPeriod":true"#)
+        let facts = try notification("CONSUMPTION_REQUEST", transaction: older, renewal: failed).facts
+        #expect(facts.of(AppleFactKind.billingIssue).map(\.at) == [Self.expires])
+        let undated = failed.replacingOccurrences(of: #","renewalDate":\#(Self.expires)"#, with: "")
+        let declined = try notification("REFUND_DECLINED", transaction: older, renewal: undated).facts
+        #expect(declined.of(AppleFactKind.billingIssue).isEmpty && declined.of(AppleFactKind.expiry).isEmpty)
+        #expect(declined.of(AppleFactKind.renewalStatus).count == 1)
+        // Beside the latest transaction (a DID_FAIL_TO_RENEW) the transaction's expiry still dates it.
+        let notice = try notification("DID_FAIL_TO_RENEW", transaction: Self.transaction(), renewal: undated).facts
+        #expect(notice.of(AppleFactKind.billingIssue).map(\.at) == [Self.expires, Self.expires])
+    }
+
     @Test func subscribedWithFreeTrial() throws {
         let trial = Self.transaction(id: "5000", extra: #","offerType":1,"offerDiscountType":"FREE_TRIAL","offerIdentifier":"trial7""#)
             .replacingOccurrences(of: #""price":4990"#, with: #""price":0"#)
@@ -299,8 +316,9 @@ import Testing
         let transaction = translator.translate(record(.appleTransaction, jws: try chain.sign(Self.transaction())))
         #expect(transaction.facts.of(AppleFactKind.period).map(\.ref) == ["5002"])
         let renewal = translator.translate(record(.appleRenewalInfo, jws: try chain.sign(Self.renewal(extra: #","gracePeriodExpiresDate":1710500000000,"isInBillingRetryPeriod":true"#))))
+        // Dated at `renewalDate`, the latest purchase's expiry (E), not at the renewal info's own signing.
         let issue = try #require(renewal.facts.of(AppleFactKind.billingIssue).first)
-        #expect(issue.at == Self.signedDate && issue.end == 1_710_500_000_000)
+        #expect(issue.at == Self.expires && issue.end == 1_710_500_000_000)
         let stranger = try TestChain()
         #expect(translator.translate(record(.appleTransaction, jws: try stranger.sign(Self.transaction()))).quarantineReason == .badSignature)
     }
