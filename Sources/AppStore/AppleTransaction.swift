@@ -259,8 +259,8 @@ struct AppleRenewalInfo {
     /// period the record shows), else the statement time, unless `undatedOutcomes` is false (the record's
     /// transaction may be an older one, as beside a refund request: then without ``renewalDate`` no time says
     /// where the period that failed or expired ended, and only the auto-renew state is added). A billing expiry
-    /// stated after that end with the retry flag false also ends the billing retry at the statement time. Nothing
-    /// when the record gives no time at all.
+    /// stated after that end with the retry flag false also ends the billing retry at `statedAt` (only a record's
+    /// own time, never a time guessed from its content). Nothing when the record gives no time at all.
     func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?, undatedOutcomes: Bool = true) {
         guard let stated = statedAt ?? list.latestInstant else { return }
         let subject = originalTransactionId
@@ -285,8 +285,8 @@ struct AppleRenewalInfo {
             list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, statedBy: intentField)))
             // Stated after the period's end with retry over: the episode was lost by then (as a V2 EXPIRED with
             // subtype BILLING_RETRY says at its own time), not left open until Apple's longest retry has passed.
-            if retryStatedOver, let expiry, stated > expiry {
-                list.add(.expiry(AppleFact.Expiry(subject: subject, at: stated, reason: .billing, periodEnd: expiry)))
+            if retryStatedOver, let expiry, let statedAt, statedAt > expiry {
+                list.add(.expiry(AppleFact.Expiry(subject: subject, at: statedAt, reason: .billing, periodEnd: expiry)))
             }
         }
         if let intent = expirationIntent, intent != "2" {

@@ -22,6 +22,10 @@ struct LegacyReceipt {
     /// By `original_transaction_id`: the subscription transaction with the latest expiry among those no upgrade or
     /// refund ended (the renewal a V1 recovery names), its purchase date and expiry.
     private(set) var latestRenewal: [String: (purchased: Millis, expires: Millis)] = [:]
+    /// By `original_transaction_id`: the latest sold expiry of upgraded entries without a `cancellation_date` (Apple
+    /// states one only for refunds and revocations in later receipts), which ended at an upgrade no date says: an
+    /// end only for a subscription whose receipt shows nothing else.
+    private var upgradedExpiry: [String: Millis] = [:]
 
     init(inApp: [Entry], latest: [Entry], pending: [Entry], times: PlausibleTimes) {
         var order: [String] = []
@@ -57,6 +61,7 @@ struct LegacyReceipt {
             })
         }
         try family.check()
+        for (original, expires) in upgradedExpiry where latestExpiry[original] == nil { latestExpiry[original] = expires }
         // A family member's renewal info is about a subscription someone else pays for: excluded like its entries.
         for info in pendingRenewals where !isSharedOnly(info, shared: shared) {
             _ = try list.part(info.path, info.value) { list throws(Rejection) -> Bool? in
@@ -84,8 +89,12 @@ struct LegacyReceipt {
             }
             // An upgraded transaction's access ended at the upgrade (its cancellation date), not at the expiry it
             // was sold with, which may lie after the new plan's latest one.
-            let end = transaction.upgraded ? min(expires, transaction.revoked ?? expires) : expires
-            latestExpiry[original] = max(latestExpiry[original] ?? end, end)
+            if transaction.upgraded, transaction.revoked == nil {
+                upgradedExpiry[original] = max(upgradedExpiry[original] ?? expires, expires)
+            } else {
+                let end = transaction.upgraded ? min(expires, transaction.revoked ?? expires) : expires
+                latestExpiry[original] = max(latestExpiry[original] ?? end, end)
+            }
         }
     }
 

@@ -32,8 +32,10 @@ public struct GoogleHistoryBuilder: Sendable {
         var currencies: Set<String> = []
         var notifiedOnly: [NotifiedToken] = []
         for token in tokens {
-            if token.snapshots.isEmpty, let first = token.events.first {
-                let product = token.events.first { $0.productId != nil }?.productId ?? ""
+            // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED) never had one.
+            let notices = token.events.filter { $0.type != GoogleNotificationType.pendingPurchaseCanceled.rawValue }
+            if token.snapshots.isEmpty, let first = notices.first {
+                let product = notices.first { $0.productId != nil }?.productId ?? ""
                 notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first.at))
             }
             let timeline = TokenTimeline(token)
@@ -110,7 +112,12 @@ public struct GoogleHistoryBuilder: Sendable {
             purchase = OneTimePurchase(id: bought.order ?? token.token, productId: bought.productId ?? "",
                                        purchasedAt: bought.at, currency: currency, quantity: bought.quantity)
         } else if let event = token.oneTimeEvents.filter({ $0.type == 1 }).min(by: { $0.at < $1.at }) {
-            purchase = OneTimePurchase(id: token.token, productId: event.productId ?? "", purchasedAt: event.at)
+            // Announced, while the token's resource (if any) showed it pending: the quantity and currency are the
+            // resource's, the notification states neither.
+            let stated = token.oneTimes.last
+            purchase = OneTimePurchase(id: token.token, productId: event.productId ?? stated?.productId ?? "",
+                                       purchasedAt: event.at, currency: token.oneTimes.last { $0.currency != nil }?.currency,
+                                       quantity: stated?.quantity ?? 1)
         }
         guard var purchase else { return [] }
         purchase.refunds = refunds(of: purchase, voids: token.voids.filter {

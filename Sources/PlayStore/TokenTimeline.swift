@@ -8,7 +8,8 @@ import Facts
 /// - Its start: the first order's `startTime`; a renewal's, the previous order's end (orders no resource showed in
 ///   between are filled in), or, with no order before it in the archive, one billing period before its expiry; an
 ///   order paid after a billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the
-///   fetch showing it).
+///   fetch showing it). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
+///   filled in (``announcedRenewal(after:at:productId:facts:)``) until a resource shows it.
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
 ///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
@@ -79,6 +80,15 @@ struct TokenTimeline {
                 eventIndex += 1
                 let t = event.at
                 switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
+                case .renewed? where phase == .active && open == nil:
+                    lastAnnouncement = t
+                    // A renewal no fetch has shown yet: the order it announces, until a resource shows it.
+                    if let last = periods.last,
+                       let announced = TokenTimeline.announcedRenewal(after: last, at: t, productId: event.productId, facts: facts),
+                       orderIndex[announced.id] == nil {
+                        orderIndex[announced.id] = periods.count
+                        periods.append(announced)
+                    }
                 case .recovered?, .renewed?:
                     lastAnnouncement = t
                 case .inGracePeriod?:
@@ -127,6 +137,15 @@ struct TokenTimeline {
                     if expiry <= max(episode.graceEnd ?? episode.failedAt, t) { continue }
                 }
                 let order = snapshot.order ?? "\(facts.token)@\(expiry)"
+                // Orders only a renewal notification announced give way to a resource showing an order: `place`
+                // (below) fills in again those before it, at the price its resource states, and registers it.
+                if phase == .active || phase == .none, periods.last?.isFilledIn == true,
+                   orderIndex[order].map({ periods[$0].isFilledIn }) ?? true {
+                    while let last = periods.last, last.isFilledIn {
+                        orderIndex[last.id] = nil
+                        periods.removeLast()
+                    }
+                }
                 if let i = orderIndex[order] {
                     // A later fetch of the current order: its expiry may have moved (deferral). Never in grace
                     // here, and never an earlier order, whose end the next one's start already relies on. A
@@ -361,6 +380,30 @@ struct TokenTimeline {
         let shown = min(t, ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index))
         if let announced, announced >= shown - 3 * 86_400_000 { return (announced, []) }
         return (shown, [])
+    }
+
+    /// The order a SUBSCRIPTION_RENEWED notification at `t` announces after `last`, the latest order of a running
+    /// subscription, before any fetch shows it (one that does replaces what is inferred here): the next order of
+    /// `last`'s numbering (`..N`), charged at `last`'s end and running one billing period (the one ``ShownPeriod``
+    /// infers from the subscription's start and `last`'s expiry), filled in, at `last`'s price and currency when it
+    /// renews the same product at its full price, else unpriced. `nil` when `last` has no order number or no
+    /// billing period of its own (a free trial, a proration), or ends more than a day after `t` (the notice is
+    /// about an order already shown).
+    private static func announcedRenewal(after last: Period, at t: Millis, productId: String?, facts: TokenFacts) -> Period? {
+        let day: Millis = 86_400_000
+        guard !last.isTrial, !last.isProration, last.end - day <= t,  // plausible times: no overflow
+              let (base, _) = GoogleOrderId.split(last.id), let subscriptionStart = facts.start else { return nil }
+        let index = GoogleOrderId.index(last.id)
+        guard index < GoogleOrderId.largestRenewal,
+              let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: last.scheduledEnd ?? last.end,
+                                                     orderIndex: index),
+              let end = length.back(-1, from: last.end), end > last.end, end > t else { return nil }
+        let product = productId ?? last.productId
+        let samePlan = product == last.productId && !last.isIntroductory
+        var renewal = Period(id: GoogleOrderId.id(base: base, index: index + 1), productId: product, start: last.end, end: end,
+                             priceMicros: samePlan ? last.priceMicros : nil, currency: last.currency)
+        renewal.isFilledIn = true
+        return renewal
     }
 
     /// The orders between `previous` and `order` that no resource showed: their `..N` numbers prove they were

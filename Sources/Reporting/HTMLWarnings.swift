@@ -41,8 +41,9 @@ struct HTMLWarnings: Sendable {
                     + HTMLText.escape(prorations.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
                     + "), whose charge no payload states (nothing with time proration, a prorated difference or the full"
                     + " price with other replacement modes): no price list prices them, and MRR counts them at the plan's"
-                    + " recurring price over the product's duration in <code>--prices</code> (without one, over the"
-                    + " period's own length). <code>summary.json</code> counts them under <code>warnings</code>"
+                    + " recurring price over the product's duration in <code>--prices</code> (without one, over the term"
+                    + " its plan's other orders or the plan it replaced ran, else its own length). <code>summary.json</code>"
+                    + " counts them under <code>warnings</code>"
                     + " (<code>proration_periods</code>)."
             }
             if priceable {
@@ -68,7 +69,8 @@ struct HTMLWarnings: Sendable {
                 + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications, which"
                 + " state neither expiry nor price, so no table holds them: "
                 + HTMLText.escape(notified.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
-                + ". Archive the subscription resource fetched at each notification. <code>summary.json</code> counts them"
+                + ". Archive the subscription resource fetched at each notification (a quarantined one counts as"
+                + " missing). <code>summary.json</code> counts them"
                 + " under <code>warnings</code> (<code>notification_only_tokens</code>).</p>\n"
         }
         let missing = tables.missingExchangeRates

@@ -160,10 +160,26 @@ struct Timeline: Sendable {
         period.isIntroductory ? listedTerm(of: period, prices: list) : paidTerm(of: period, prices: list)
     }
 
-    /// The price list's duration for `period`'s product, else the one its length suggests.
+    /// The price list's duration for `period`'s product, else the one its length suggests. A Google proration
+    /// period's length is the credit's worth of time, no billing term: it takes the term another period of its
+    /// product ran (a renewal after it, started by the as-of time), else the one of the period its change of plan
+    /// replaced (a base plan and its add-ons share one billing period), else its own length.
     private func listedTerm(of period: Period, prices list: PriceList) -> BillingDuration {
-        list.duration(platform: history.platform, productId: period.productId)
-            ?? BillingDuration.inferred(lengthMillis: nominalLength(of: period))
+        if let listed = list.duration(platform: history.platform, productId: period.productId) { return listed }
+        let own = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
+        guard period.isProration else { return own }
+        func term(_ other: Period) -> BillingDuration? {
+            guard !other.isProration, !other.isTrial, !other.isIntroductory else { return nil }
+            let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: other))
+            return sold.unit == .day ? nil : sold
+        }
+        let sameProduct = history.periods.lazy.filter {
+            $0.productId == period.productId && $0.id != period.id && $0.start <= asOf
+        }.compactMap(term).first
+        let replaced = history.periods.last {
+            $0.endReason == .replaced && $0.end <= period.start && FullWidth.subtract(period.start, $0.end) <= 86_400_000
+        }
+        return sameProduct ?? replaced.flatMap(term) ?? own
     }
 
     /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).

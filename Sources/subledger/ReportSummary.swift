@@ -53,7 +53,7 @@ extension ReportJob.Outcome {
         if !unpriced.isEmpty {
             // A transaction of unknown currency no price list row can price: only its envelope's `currency` can.
             // Nor can any row price a proration period, whose charge, not its price, is unknown; but without the
-            // list its MRR has no billing duration but its own length.
+            // list its MRR's billing duration is only inferred (from its plan's other orders or the plan it replaced).
             let withoutCurrency = tables.unpricedWithoutCurrency
             let prorations = tables.prorationPeriods, priceable = tables.unpricedTransactions - prorations
             var fixes: [String] = []
@@ -82,7 +82,8 @@ extension ReportJob.Outcome {
                     + " whose charge no payload states (nothing with time proration, a prorated difference or the full"
                     + " price with other replacement modes): revenue understates only where one was charged, no price"
                     + " list prices them, and MRR counts them at the plan's recurring price over the product's duration"
-                    + " in --prices (without one, over the period's own length)"
+                    + " in --prices (without one, over the term its plan's other orders or the plan it replaced ran, else"
+                    + " its own length)"
                 metadata["proration_periods"] = "\(prorations)"
                 metadata["proration_period_products"] = "\(products.names)"
             }
@@ -120,7 +121,8 @@ extension ReportJob.Outcome {
                 developer notifications (\(notified.counted)): an RTDN states neither expiry nor price, so no period is \
                 built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
                 (subscriptions, revenue and MRR understate, and a linked plan change may read as a churn): archive the \
-                purchases.subscriptionsv2.get resource fetched at each notification
+                purchases.subscriptionsv2.get resource fetched at each notification, or release a quarantined one \
+                (`subledger quarantine` lists them)
                 """, metadata: ["notification_only_tokens": "\(count)",
                                 "notification_only_token_products": "\(notified.names)"])
         }

@@ -72,6 +72,15 @@ import Testing
         #expect(over.of(AppleFactKind.billingIssue).map(\.at) == [ms("2024-05-01 00:00")])
         let lost = try #require(over.of(AppleFactKind.expiry).first)
         #expect(lost.at == ms("2024-06-20 00:00") && lost.detail == "billing" && lost.end == ms("2024-05-01 00:00"))
+        // Receipts state `cancellation_date` only for refunds in Apple's later documentation: an upgraded entry
+        // without one ends no later than the plan that replaced it.
+        let undated = receipt(requested: "2024-05-03 00:00", pending: """
+            "is_in_billing_retry_period":"1","expiration_intent":"2","grace_period_expires_date_ms":"\(ms("2024-05-17 00:00"))"
+            """).replacingOccurrences(of: #""cancellation_date_ms":"\#(ms("2024-03-01 00:00"))","cancellation_reason":"0","#, with: "")
+        #expect(!undated.contains("cancellation_date_ms"))
+        let withoutDate = translator.translate(try record(.appleVerifyReceipt, json: undated)).facts
+        #expect(withoutDate.of(AppleFactKind.billingIssue).map(\.at) == [ms("2024-05-01 00:00")])
+        #expect(withoutDate.of(AppleFactKind.billingIssue).first?.end == ms("2024-05-17 00:00"))
     }
 
     @Test func mixedReceiptSeparatesOneTimePurchasesFromPeriods() throws {

@@ -141,7 +141,8 @@ struct ReportTrapProcessTests {
         #expect(page.contains("<strong>Revenue understates.</strong>") && page.contains("Among them are Google proration periods"))
 
         // Beside a receipt's unpriced renewal, without --prices: both are unpriced, the list is asked for (the receipt's
-        // price, the credit's billing duration), and the proration's MRR runs over its own 36 days: 9.99 × 30 / 36.
+        // price, the credit's billing duration), and the proration's MRR runs over the term of the plan it replaced
+        // (basic_monthly, sold for a month), not over its own 36 days (9.99 × 30 / 36 = 8.33).
         let receipt = #"{"received_at":"2026-01-20T00:00:00Z","source":"apple.verify_receipt","currency":"USD","body":{"status":0,"#
             + #""environment":"Production","receipt":{"bundle_id":"com.example.app","request_date_ms":"1768867200000","in_app":[]},"#
             + #""latest_receipt_info":[{"quantity":"1","product_id":"pro_monthly","transaction_id":"2000000001","#
@@ -153,7 +154,7 @@ struct ReportTrapProcessTests {
         #expect(bare.stderr.contains("2 transactions had no known price (apple pro_monthly 1, google premium_monthly 1)")
                 && bare.stderr.contains("revenue and MRR leave them out") && bare.stderr.contains("1 of them is a Google proration period")
                 && bare.stderr.contains("pass --prices FILE"), "\(bare.stderr)")
-        #expect(try Self.csv(workspace.file("b/revenue_monthly.csv")).first { $0["product_id"] == "premium_monthly" }?["mrr_end"] == "8.33")
+        #expect(try Self.csv(workspace.file("b/revenue_monthly.csv")).first { $0["product_id"] == "premium_monthly" }?["mrr_end"] == "9.99")
     }
 
     /// A Google token that only RTDNs name (its resource was never archived) is in no table, and the report says

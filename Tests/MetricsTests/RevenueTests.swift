@@ -208,6 +208,30 @@ import Testing
         ])
     }
 
+    /// Without a price list, a proration period's MRR takes a billing term, not its own length (the credit's worth
+    /// of time): the term a renewal of its plan ran, once one started by the as-of time, else the term of the plan
+    /// it replaced. An add-on added on the 15th (base 9.99 and add-on 2.99 aligned until the 1st) is an expansion
+    /// of 2.99, not 12.98 × 30 / 17.
+    @Test func aProrationPeriodsMRRRunsOverABillingTerm() throws {
+        var credit = paid("GPA.9", "music", utc(2026, 3, 15), utc(2026, 4, 1), price: 12_980_000)
+        credit.isProration = true
+        var replaced = paid("GPA.8..0", "basic", utc(2026, 3, 1), utc(2026, 4, 1), price: 9_990_000)
+        replaced.end(replacedAt: utc(2026, 3, 15))
+        replaced.endReason = .replaced
+        let history = SubscriptionHistory(platform: .google, id: "a", periods: [
+            paid("GPA.8", "basic", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000), replaced, credit,
+            paid("GPA.9..0", "music", utc(2026, 4, 1), utc(2026, 5, 1), price: 12_980_000),
+        ])
+        // As of March 31 the renewal has not started: the replaced plan's month; as of April 20, the renewal's.
+        for asOf in [utc(2026, 3, 31), utc(2026, 4, 20)] {
+            let march = try tables([history], asOf: asOf).revenueMonthly.first { $0.month == "2026-03" && $0.productId == "music" }
+            #expect(march.map(line) == "2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,12.98", "as of \(asOf)")
+        }
+        // Alone, with nothing to take a term from, it runs over its own 17 days.
+        let alone = SubscriptionHistory(platform: .google, id: "b", periods: [credit])
+        #expect(try tables([alone], asOf: utc(2026, 3, 31)).revenueMonthly.map(line) == ["2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,22.91"])
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """

@@ -57,6 +57,48 @@ struct GoogleHistoryBuilderTests {
         #expect(history == expected)
     }
 
+    /// A renewal only its SUBSCRIPTION_RENEWED notification shows (the fetch after it is missing), then an upgrade
+    /// on a new token linked to the old one: the renewal is an order at the plan's price from the old end, which the
+    /// upgrade replaces, so the change is a product change, not a churn and a reactivation. A later fetch of the
+    /// announced order replaces what was inferred.
+    @Test func aRenewalOnlyItsNotificationShowsIsAnOrder() throws {
+        let bought = ms("2026-02-01T10:00:00Z"), renewed = ms("2026-03-01T10:00:00Z"), upgraded = ms("2026-03-15T12:00:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok-m1", "music_premium", 4, at: bought)
+        try archive.v2("tok-m1", "music_premium", at: bought, v2JSON(state: active, start: "2026-02-01T10:00:00Z",
+                                                                    expiry: "2026-03-01T10:00:00Z", latestOrderId: "GPA.3300-0000-0000-00001",
+                                                                    product: "music_premium", units: "9", currency: "EUR"))
+        try archive.rtdn("tok-m1", "music_premium", 2, at: renewed)
+        let beforeUpgrade = archive
+        try archive.rtdn("tok-m2", "music_family", 4, at: upgraded)
+        try archive.v2("tok-m2", "music_family", at: upgraded, v2JSON(
+            state: active, start: "2026-03-15T12:00:00Z", expiry: "2026-04-01T10:00:00Z", latestOrderId: "GPA.3300-0000-0000-00002",
+            product: "music_family", units: "14", currency: "EUR", offerPhase: #""prorationPeriod":{}"#,
+            extra: #""linkedPurchaseToken":"tok-m1","#))
+        try archive.rtdn("tok-m1", "music_premium", 13, at: upgraded)
+        #expect(archive.failures.isEmpty)
+        let history = builder.history(id: "tok-m1", facts: archive.facts)
+        #expect(history.periods.map(\.id) == ["GPA.3300-0000-0000-00001", "GPA.3300-0000-0000-00001..0", "GPA.3300-0000-0000-00002"])
+        let renewal = history.periods[1]
+        #expect(renewal.start == renewed && renewal.end == upgraded && renewal.endReason == .replaced)
+        #expect(renewal.priceMicros == 9_990_000 && renewal.currency == "EUR" && renewal.isFilledIn)
+        #expect(renewal.scheduledEnd == ms("2026-04-01T10:00:00Z"))
+
+        // Fetched after all, its resource's end and price stand.
+        var fetched = beforeUpgrade
+        try fetched.v2("tok-m1", "music_premium", at: renewed + 3_600_000, v2JSON(
+            state: active, start: "2026-02-01T10:00:00Z", expiry: "2026-04-01T10:00:03Z",
+            latestOrderId: "GPA.3300-0000-0000-00001..0", product: "music_premium", units: "10", currency: "EUR"))
+        let shown = builder.history(id: "tok-m1", facts: fetched.facts).periods
+        #expect(shown.map(\.id) == ["GPA.3300-0000-0000-00001", "GPA.3300-0000-0000-00001..0"])
+        #expect(shown[1].start == renewed && shown[1].end == ms("2026-04-01T10:00:03Z") && shown[1].scheduledEnd == nil)
+        #expect(shown[1].priceMicros == 10_990_000 && !shown[1].isFilledIn)
+        // No renewal notice: the order ends at its expiry, and nothing is made up.
+        var silent = Archive()
+        for fact in beforeUpgrade.facts where !(fact.kind == GoogleFactKind.event && fact.at == renewed) { silent.facts.append(fact) }
+        #expect(builder.history(id: "tok-m1", facts: silent.facts).periods.map(\.id) == ["GPA.3300-0000-0000-00001"])
+    }
+
     /// A token only RTDNs name (the backend archived no resource for it) gives no period, since an RTDN states
     /// neither expiry nor price; the history names it, with its product and first event time, for the report to say.
     @Test func aTokenOnlyNotificationsNameIsListed() throws {
@@ -67,6 +109,11 @@ struct GoogleHistoryBuilderTests {
         let history = builder.history(id: "tok-rtdn-only", facts: archive.facts)
         #expect(history.periods.isEmpty && history.purchases.isEmpty)
         #expect(history.notifiedOnlyTokens == [NotifiedToken(productId: "premium_yearly", firstNotifiedAt: bought)])
+        // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED, 20) never had a
+        // period to leave out.
+        var pending = Archive()
+        try pending.rtdn("tok-pending", "premium_yearly", 20, at: bought)
+        #expect(builder.history(id: "tok-pending", facts: pending.facts).notifiedOnlyTokens.isEmpty)
         // A token a resource shows is no such token, nor is a test purchase's.
         #expect(builder.history(id: "tok-B", facts: try Self.exampleB()).notifiedOnlyTokens.isEmpty)
         let tested = archive.facts + [GoogleFactCodec.encode(.testPurchase(token: "tok-rtdn-only", at: bought), observedAt: bought)]
@@ -385,6 +432,26 @@ struct GoogleHistoryBuilderTests {
         }
         #expect(purchases("tok-promo").isEmpty && purchases("tok-reward").isEmpty)
         #expect(purchases("tok-paid") == ["gems_100"])
+    }
+
+    /// A one-time purchase fetched while pending (`ProductPurchaseV2` PENDING, 2 units), then announced by its
+    /// ONE_TIME_PRODUCT_PURCHASED notification with no fetch after: the notification states no quantity, the
+    /// token's resource does, so the sale is of 2 units, in the resource's currency.
+    @Test func aPurchaseAnnouncedAfterItsPendingFetchKeepsItsQuantity() throws {
+        var archive = Archive()
+        let fetched = ms("2026-02-03T10:00:00Z"), completed = ms("2026-02-03T10:20:00Z")
+        archive.add(try record(.googleProductV2, """
+            {"kind":"androidpublisher#productPurchaseV2","productLineItem":[{"productId":"coins_500",\
+            "productOfferDetails":{"quantity":2,"refundableQuantity":2,"consumptionState":"CONSUMPTION_STATE_YET_TO_BE_CONSUMED"}}],\
+            "purchaseStateContext":{"purchaseState":"PENDING"},"orderId":"GPA.3311-2222-3333-44444","regionCode":"US"}
+            """, receivedAt: fetched, token: "pending-tok", currency: "USD"))
+        archive.add(try record(.googleRTDN, """
+            {"version":"1.0","packageName":"\(package)","eventTimeMillis":"\(completed)",\
+            "oneTimeProductNotification":{"version":"1.0","notificationType":1,"purchaseToken":"pending-tok","sku":"coins_500"}}
+            """, receivedAt: completed))
+        #expect(archive.failures.isEmpty)
+        #expect(builder.history(id: "pending-tok", facts: archive.facts).purchases == [OneTimePurchase(
+            id: "pending-tok", productId: "coins_500", purchasedAt: completed, currency: "USD", quantity: 2)])
     }
 
     /// A multi-quantity purchase (`quantity` 7, sent as Google's int64 string) and two quantity-based partial
