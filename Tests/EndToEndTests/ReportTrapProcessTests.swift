@@ -170,10 +170,7 @@ struct ReportTrapProcessTests {
         }
         try IngestFixtures.write([push("7001", type: 4, at: 1_767_607_200_000), push("7002", type: 2, at: 1_770_285_600_000)],
                                  to: workspace.file("rtdn.ndjson"))
-        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "rtdn.ndjson"], in: workspace, tag: "ingest").status == 0)
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2026-02-28"],
-                                              in: workspace, tag: "report")
-        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        let report = try Self.ingestThenReport("rtdn.ndjson", in: workspace, ["--as-of", "2026-02-28"])
         #expect(report.stderr.contains("1 Google purchase token appears only in real-time developer notifications (google premium_monthly 1)"),
                 "\(report.stderr)")
         try Self.expectOneProductWarned(in: workspace, count: "notification_only_tokens", products: "notification_only_token_products",
@@ -197,10 +194,7 @@ struct ReportTrapProcessTests {
         try IngestFixtures.write([receipt], to: workspace.file("r.ndjson"))
         try "platform,product_id,currency,price,duration\napple,premium_monthly,USD,9.99,P1M\n"
             .write(toFile: workspace.file("prices.csv"), atomically: true, encoding: .utf8)
-        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "r.ndjson"], in: workspace, tag: "ingest").status == 0)
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--prices", "prices.csv"],
-                                              in: workspace, tag: "report")
-        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        let report = try Self.ingestThenReport("r.ndjson", in: workspace, ["--prices", "prices.csv"])
         #expect(report.stderr.contains("1 period of an introductory or other offer had no price in their payloads (apple premium_monthly 1)"),
                 "\(report.stderr)")
         try Self.expectOneProductWarned(in: workspace, count: "list_priced_offers", products: "list_priced_offer_products",
@@ -226,6 +220,17 @@ struct ReportTrapProcessTests {
     }
 
     /// `r/summary.json` warns of one period of one product: `count` is 1, and `products` lists `product` with 1.
+    /// Ingests `file` (in `workspace`) into `l.sqlite`, then reports into `r` with `arguments`, expecting both to exit
+    /// 0 (a warning is no failure); the report's run, for its stderr.
+    static func ingestThenReport(_ file: String, in workspace: TemporaryDirectory, _ arguments: [String],
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> SubledgerProcess.Result {
+        let ingest = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", file], in: workspace, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)", sourceLocation: sourceLocation)
+        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r"] + arguments, in: workspace, tag: "report")
+        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)", sourceLocation: sourceLocation)
+        return report
+    }
+
     static func expectOneProductWarned(in workspace: TemporaryDirectory, count: String, products: String, product: String,
                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
         let warnings = try #require(try json(workspace.file("r/summary.json"))["warnings"] as? [String: Any],
@@ -249,10 +254,7 @@ struct ReportTrapProcessTests {
             "acknowledgementState":1,"cancelReason":0,"userCancellationTimeMillis":"1708000000000"}}
             """#
         try IngestFixtures.write([resource], to: workspace.file("g.ndjson"))
-        #expect(try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "g.ndjson"], in: workspace, tag: "ingest").status == 0)
-        let report = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "r", "--as-of", "2024-03-31T00:00:00Z"],
-                                              in: workspace, tag: "report")
-        #expect(report.status == 0, "a warning, not a failure: \(report.stderr)")
+        let report = try Self.ingestThenReport("g.ndjson", in: workspace, ["--as-of", "2024-03-31T00:00:00Z"])
         #expect(report.stderr.contains("1 first order showed no payment (google premium 1) and is counted as paid"),
                 "\(report.stderr)")
         let revenue = try Self.csv(workspace.file("r/revenue_monthly.csv"))
