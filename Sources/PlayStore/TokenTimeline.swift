@@ -123,6 +123,15 @@ struct TokenTimeline {
             let snapshot = facts.snapshots[snapshotIndex]
             snapshotIndex += 1
             let t = snapshot.at
+            // Orders only a renewal notification announced give way to a resource showing an order, running or
+            // ended, that is new or one of them: it is registered as any other (`place` fills in again those
+            // before it, at the price its resource states). A fetch of an older order leaves them.
+            if open == nil, let firstAnnounced = TokenTimeline.trailingAnnounced(periods),
+               [GoogleSubscriptionState.active, GoogleSubscriptionState.canceled, GoogleSubscriptionState.expired].contains(snapshot.state.state),
+               (snapshot.order.flatMap { orderIndex[$0] } ?? firstAnnounced) >= firstAnnounced {
+                for announced in periods[firstAnnounced...] { orderIndex[announced.id] = nil }
+                periods.removeSubrange(firstAnnounced...)
+            }
             switch snapshot.state.state {
             case GoogleSubscriptionState.active, GoogleSubscriptionState.canceled:
                 guard let expiry = snapshot.expiry else { continue }
@@ -137,15 +146,6 @@ struct TokenTimeline {
                     if expiry <= max(episode.graceEnd ?? episode.failedAt, t) { continue }
                 }
                 let order = snapshot.order ?? "\(facts.token)@\(expiry)"
-                // Orders only a renewal notification announced give way to a resource showing an order: `place`
-                // (below) fills in again those before it, at the price its resource states, and registers it.
-                if phase == .active || phase == .none, periods.last?.isFilledIn == true,
-                   orderIndex[order].map({ periods[$0].isFilledIn }) ?? true {
-                    while let last = periods.last, last.isFilledIn {
-                        orderIndex[last.id] = nil
-                        periods.removeLast()
-                    }
-                }
                 if let i = orderIndex[order] {
                     // A later fetch of the current order: its expiry may have moved (deferral). Never in grace
                     // here, and never an earlier order, whose end the next one's start already relies on. A
@@ -384,26 +384,44 @@ struct TokenTimeline {
 
     /// The order a SUBSCRIPTION_RENEWED notification at `t` announces after `last`, the latest order of a running
     /// subscription, before any fetch shows it (one that does replaces what is inferred here): the next order of
-    /// `last`'s numbering (`..N`), charged at `last`'s end and running one billing period (the one ``ShownPeriod``
-    /// infers from the subscription's start and `last`'s expiry), filled in, at `last`'s price and currency when it
-    /// renews the same product at its full price, else unpriced. `nil` when `last` has no order number or no
-    /// billing period of its own (a free trial, a proration), or ends more than a day after `t` (the notice is
-    /// about an order already shown).
+    /// `last`'s numbering (`..N`), charged at `last`'s end and running one billing period, the length `last` was
+    /// sold with (one of ``ShownPeriod/candidates``, within a day), filled in, at `last`'s price and currency when
+    /// it renews the same product and no price change was notified since `last` began, else unpriced. `nil` when
+    /// `last` has no order number, ran no whole billing period as a full-price paid order (a free trial, an offer,
+    /// a proration, one assumed paid, one cut short), or ends more than a day after `t` (the notice is about an
+    /// order already shown).
     private static func announcedRenewal(after last: Period, at t: Millis, productId: String?, facts: TokenFacts) -> Period? {
         let day: Millis = 86_400_000
-        guard !last.isTrial, !last.isProration, last.end - day <= t,  // plausible times: no overflow
-              let (base, _) = GoogleOrderId.split(last.id), let subscriptionStart = facts.start else { return nil }
+        guard !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid, last.end - day <= t,
+              let (base, _) = GoogleOrderId.split(last.id) else { return nil }
         let index = GoogleOrderId.index(last.id)
+        let soldEnd = last.scheduledEnd ?? last.end
         guard index < GoogleOrderId.largestRenewal,
-              let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: last.scheduledEnd ?? last.end,
-                                                     orderIndex: index),
+              let length = ShownPeriod.candidates.first(where: { candidate in
+                  candidate.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false
+              }),
               let end = length.back(-1, from: last.end), end > last.end, end > t else { return nil }
         let product = productId ?? last.productId
-        let samePlan = product == last.productId && !last.isIntroductory
+        let priceChanged = facts.events.contains { event in
+            event.at >= last.start && event.at <= t
+                && (event.type == GoogleNotificationType.priceChangeConfirmed.rawValue
+                    || event.type == GoogleNotificationType.priceChangeUpdated.rawValue)
+        }
         var renewal = Period(id: GoogleOrderId.id(base: base, index: index + 1), productId: product, start: last.end, end: end,
-                             priceMicros: samePlan ? last.priceMicros : nil, currency: last.currency)
+                             priceMicros: product == last.productId && !priceChanged ? last.priceMicros : nil,
+                             currency: last.currency)
         renewal.isFilledIn = true
         return renewal
+    }
+
+    /// The index of the first of the orders at the end of `periods` that only a renewal notification announced
+    /// (``announcedRenewal(after:at:productId:facts:)``); `nil` when the last order is none of them. (Orders
+    /// ``missingOrders(after:before:expiry:facts:shownBy:)`` fills in are always followed by the order shown.)
+    private static func trailingAnnounced(_ periods: [Period]) -> Int? {
+        guard periods.last?.isFilledIn == true else { return nil }
+        var first = periods.count - 1
+        while first > 0, periods[first - 1].isFilledIn { first -= 1 }
+        return first
     }
 
     /// The orders between `previous` and `order` that no resource showed: their `..N` numbers prove they were

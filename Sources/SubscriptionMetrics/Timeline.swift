@@ -161,9 +161,10 @@ struct Timeline: Sendable {
     }
 
     /// The price list's duration for `period`'s product, else the one its length suggests. A Google proration
-    /// period's length is the credit's worth of time, no billing term: it takes the term another period of its
-    /// product ran (a renewal after it, started by the as-of time), else the one of the period its change of plan
-    /// replaced (a base plan and its add-ons share one billing period), else its own length.
+    /// period's length is the credit's worth of time, no billing term: it takes the term of the renewal after it
+    /// (its product's next period, started by the as-of time), else the one of the period its change of plan
+    /// replaced (a base plan and its add-ons share one billing period; a change to another billing period is
+    /// misread until its renewal shows), else its own length.
     private func listedTerm(of period: Period, prices list: PriceList) -> BillingDuration {
         if let listed = list.duration(platform: history.platform, productId: period.productId) { return listed }
         let own = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
@@ -173,13 +174,14 @@ struct Timeline: Sendable {
             let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: other))
             return sold.unit == .day ? nil : sold
         }
-        let sameProduct = history.periods.lazy.filter {
-            $0.productId == period.productId && $0.id != period.id && $0.start <= asOf
+        // The renewal after it, not an earlier period of the product: one product may have several base plans.
+        let renewal = history.periods.lazy.filter {
+            $0.productId == period.productId && $0.start >= period.end && $0.start <= asOf
         }.compactMap(term).first
         let replaced = history.periods.last {
             $0.endReason == .replaced && $0.end <= period.start && FullWidth.subtract(period.start, $0.end) <= 86_400_000
         }
-        return sameProduct ?? replaced.flatMap(term) ?? own
+        return renewal ?? replaced.flatMap(term) ?? own
     }
 
     /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).

@@ -227,6 +227,18 @@ import Testing
             let march = try tables([history], asOf: asOf).revenueMonthly.first { $0.month == "2026-03" && $0.productId == "music" }
             #expect(march.map(line) == "2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,12.98", "as of \(asOf)")
         }
+        // A crossgrade to another base plan of the same product (monthly to annual): the renewal after the credit
+        // names its term, not the monthly period before it.
+        var annualCredit = paid("GPA.21", "premium", utc(2026, 2, 25), utc(2026, 3, 5), price: 99_990_000)
+        annualCredit.isProration = true
+        var monthly = paid("GPA.20..0", "premium", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000)
+        monthly.end(replacedAt: utc(2026, 2, 25))
+        monthly.endReason = .replaced
+        let crossgrade = SubscriptionHistory(platform: .google, id: "c", periods: [
+            monthly, annualCredit, paid("GPA.21..0", "premium", utc(2026, 3, 5), utc(2027, 3, 5), price: 99_990_000),
+        ])
+        let february = try tables([crossgrade], asOf: utc(2026, 3, 31)).revenueMonthly.first { $0.month == "2026-02" }
+        #expect(february.map(line) == "2026-02,google,premium,USD,9.99,0.00,9.99,2,0,1,8.33")
         // Alone, with nothing to take a term from, it runs over its own 17 days.
         let alone = SubscriptionHistory(platform: .google, id: "b", periods: [credit])
         #expect(try tables([alone], asOf: utc(2026, 3, 31)).revenueMonthly.map(line) == ["2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,22.91"])

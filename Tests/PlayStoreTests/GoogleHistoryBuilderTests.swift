@@ -99,6 +99,46 @@ struct GoogleHistoryBuilderTests {
         #expect(builder.history(id: "tok-m1", facts: silent.facts).periods.map(\.id) == ["GPA.3300-0000-0000-00001"])
     }
 
+    /// What a renewal notice alone does not announce, and what replaces it (a review's cases): an expired resource
+    /// fetched later shows the order and its price; a notified price change leaves the order unpriced; a first order
+    /// that may have been a trial, or an offer, has no billing period to repeat; a late fetch of an older order
+    /// leaves the announced one.
+    @Test func whatARenewalNoticeAloneDoesNotAnnounce() throws {
+        let bought = ms("2026-01-05T00:00:00Z"), renewed = ms("2026-02-05T00:00:00Z"), product = "premium_monthly"
+        func base(_ offerPhase: String = #""basePrice":{}"#) throws -> Archive {
+            var archive = Archive()
+            try archive.v2("tok-r", product, at: bought, v2JSON(state: active, start: "2026-01-05T00:00:00Z", expiry: "2026-02-05T00:00:00Z",
+                                                               latestOrderId: "GPA.3400-0000-0000-00009", offerPhase: offerPhase))
+            return archive
+        }
+        // Expired and fetched after the end: the resource's price (6.99) and end stand.
+        var expired = try base()
+        try expired.rtdn("tok-r", product, 2, at: renewed)
+        try expired.v2("tok-r", product, at: ms("2026-03-06T00:00:00Z"), v2JSON(
+            state: "SUBSCRIPTION_STATE_EXPIRED", start: "2026-01-05T00:00:00Z", expiry: "2026-03-05T00:00:00Z",
+            latestOrderId: "GPA.3400-0000-0000-00009..0", autoRenew: false, units: "6"))
+        let shown = builder.history(id: "tok-r", facts: expired.facts).periods
+        #expect(shown.map(\.id) == ["GPA.3400-0000-0000-00009", "GPA.3400-0000-0000-00009..0"])
+        #expect(shown.last?.priceMicros == 6_990_000 && shown.last?.end == ms("2026-03-05T00:00:00Z") && shown.last?.isFilledIn == false)
+        // A price change notified before the renewal: the order's charge is not the last one's.
+        var priced = try base()
+        try priced.rtdn("tok-r", product, 19, at: ms("2026-01-20T00:00:00Z"))
+        try priced.rtdn("tok-r", product, 2, at: renewed)
+        let changed = builder.history(id: "tok-r", facts: priced.facts).periods
+        #expect(changed.count == 2 && changed.last?.priceMicros == nil)
+        // An introductory first order (its length is the offer's) announces nothing.
+        var intro = try base(#""introductoryPrice":{}"#)
+        try intro.rtdn("tok-r", product, 2, at: renewed)
+        #expect(builder.history(id: "tok-r", facts: intro.facts).periods.count == 1)
+        // A late fetch of the first order after a later renewal was announced leaves it.
+        var late = try base()
+        try late.rtdn("tok-r", product, 2, at: renewed)
+        late.add(try record(.googleSubscriptionV2, v2JSON(state: active, start: "2026-01-05T00:00:00Z", expiry: "2026-02-05T00:00:00Z",
+                                                          latestOrderId: "GPA.3400-0000-0000-00009"),
+                            receivedAt: renewed + 3_600_000, token: "tok-r", product: product))
+        #expect(builder.history(id: "tok-r", facts: late.facts).periods.map(\.id) == ["GPA.3400-0000-0000-00009", "GPA.3400-0000-0000-00009..0"])
+    }
+
     /// A token only RTDNs name (the backend archived no resource for it) gives no period, since an RTDN states
     /// neither expiry nor price; the history names it, with its product and first event time, for the report to say.
     @Test func aTokenOnlyNotificationsNameIsListed() throws {
