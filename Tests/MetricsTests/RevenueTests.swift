@@ -213,13 +213,18 @@ import Testing
     /// it replaced. An add-on added on the 15th (base 9.99 and add-on 2.99 aligned until the 1st) is an expansion
     /// of 2.99, not 12.98 × 30 / 17.
     @Test func aProrationPeriodsMRRRunsOverABillingTerm() throws {
-        var credit = paid("GPA.9", "music", utc(2026, 3, 15), utc(2026, 4, 1), price: 12_980_000)
-        credit.isProration = true
-        var replaced = paid("GPA.8..0", "basic", utc(2026, 3, 1), utc(2026, 4, 1), price: 9_990_000)
-        replaced.end(replacedAt: utc(2026, 3, 15))
-        replaced.endReason = .replaced
+        /// A change of plan: `old` replaced at the start of `credit`, a proration period.
+        func change(_ old: Period, _ credit: Period) -> [Period] {
+            var (replaced, proration) = (old, credit)
+            replaced.end(replacedAt: credit.start)
+            replaced.endReason = .replaced
+            proration.isProration = true
+            return [replaced, proration]
+        }
+        let upgrade = change(paid("GPA.8..0", "basic", utc(2026, 3, 1), utc(2026, 4, 1), price: 9_990_000),
+                             paid("GPA.9", "music", utc(2026, 3, 15), utc(2026, 4, 1), price: 12_980_000))
         let history = SubscriptionHistory(platform: .google, id: "a", periods: [
-            paid("GPA.8", "basic", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000), replaced, credit,
+            paid("GPA.8", "basic", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000)] + upgrade + [
             paid("GPA.9..0", "music", utc(2026, 4, 1), utc(2026, 5, 1), price: 12_980_000),
         ])
         // As of March 31 the renewal has not started: the replaced plan's month; as of April 20, the renewal's.
@@ -229,18 +234,15 @@ import Testing
         }
         // A crossgrade to another base plan of the same product (monthly to annual): the renewal after the credit
         // names its term, not the monthly period before it.
-        var annualCredit = paid("GPA.21", "premium", utc(2026, 2, 25), utc(2026, 3, 5), price: 99_990_000)
-        annualCredit.isProration = true
-        var monthly = paid("GPA.20..0", "premium", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000)
-        monthly.end(replacedAt: utc(2026, 2, 25))
-        monthly.endReason = .replaced
-        let crossgrade = SubscriptionHistory(platform: .google, id: "c", periods: [
-            monthly, annualCredit, paid("GPA.21..0", "premium", utc(2026, 3, 5), utc(2027, 3, 5), price: 99_990_000),
+        let crossgrade = SubscriptionHistory(platform: .google, id: "c", periods: change(
+            paid("GPA.20..0", "premium", utc(2026, 2, 1), utc(2026, 3, 1), price: 9_990_000),
+            paid("GPA.21", "premium", utc(2026, 2, 25), utc(2026, 3, 5), price: 99_990_000)) + [
+            paid("GPA.21..0", "premium", utc(2026, 3, 5), utc(2027, 3, 5), price: 99_990_000),
         ])
         let february = try tables([crossgrade], asOf: utc(2026, 3, 31)).revenueMonthly.first { $0.month == "2026-02" }
         #expect(february.map(line) == "2026-02,google,premium,USD,9.99,0.00,9.99,2,0,1,8.33")
         // Alone, with nothing to take a term from, it runs over its own 17 days.
-        let alone = SubscriptionHistory(platform: .google, id: "b", periods: [credit])
+        let alone = SubscriptionHistory(platform: .google, id: "b", periods: [upgrade[1]])
         #expect(try tables([alone], asOf: utc(2026, 3, 31)).revenueMonthly.map(line) == ["2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,22.91"])
     }
 
