@@ -159,10 +159,15 @@ struct PartList {
         do throws(PayloadError) {
             return try read()
         } catch {
-            parts.append(QuarantinedPart(path: path, reason: error.reason, detail: error.detail,
-                                         raw: Array(JSONWriter.compact(value ?? .null).utf8)))
+            setAside(path, value, error)
             return nil
         }
+    }
+
+    /// Sets the part at `path` (holding `value`) aside, for `error`'s reason and detail.
+    mutating func setAside(_ path: String, _ value: JSON?, _ error: PayloadError) {
+        parts.append(QuarantinedPart(path: path, reason: error.reason, detail: error.detail,
+                                     raw: Array(JSONWriter.compact(value ?? .null).utf8)))
     }
 
     /// `facts` used with the parts set aside; a record whose every unit failed (no fact left) is quarantined

@@ -72,6 +72,15 @@ extension PlayStoreTranslator {
         guard let token = envelope.purchaseToken, !token.isEmpty else {
             return .quarantined(.missingContext, detail: "a v2 product purchase needs purchase_token in its envelope")
         }
+        let completedAt = try body.time("purchaseCompletionTime")
+        let state = try body.object("purchaseStateContext")?.string("purchaseState")
+        _ = try body.string("acknowledgementState")
+        if body.has("testPurchaseContext") {
+            // Marked whatever else is missing (a time, a product), so that the token's notifications are excluded
+            // with it.
+            let at = completedAt ?? envelope.receivedAt ?? times.earliest
+            return testPurchase(token: token, at: at, observedAt: envelope.receivedAt ?? at)
+        }
         var parts = PartList()
         var items: [(path: String, value: JSON, productId: String, quantity: Int64)] = []
         for element in try body.elements("productLineItem") {
@@ -90,18 +99,9 @@ extension PlayStoreTranslator {
             return .quarantined(.missingContext, detail: "a v2 product purchase needs a product: productLineItem[].productId, or product_id in its envelope")
         }
         for (index, item) in items.enumerated() where index != chosen {
-            _ = parts.read(item.path, item.value) { () throws(PayloadError) -> Never? in
-                throw PayloadError(reason: .unrecognized,
-                                   detail: "\(item.path) is a second product (\(item.productId)) of one purchase token, which the ledger does not keep")
-            }
-        }
-        let completedAt = try body.time("purchaseCompletionTime")
-        let state = try body.object("purchaseStateContext")?.string("purchaseState")
-        _ = try body.string("acknowledgementState")
-        if body.has("testPurchaseContext") {
-            // Marked whatever else is missing, so that the token's notifications are excluded with it.
-            let at = completedAt ?? envelope.receivedAt ?? times.earliest
-            return testPurchase(token: token, at: at, observedAt: envelope.receivedAt ?? at)
+            parts.setAside(item.path, item.value, PayloadError(
+                reason: .unrecognized,
+                detail: "\(item.path) is a second product (\(item.productId)) of one purchase token, which the ledger does not keep"))
         }
         guard let purchasedAt = completedAt ?? envelope.receivedAt else {
             throw PayloadError(detail: "neither purchaseCompletionTime nor received_at is present")

@@ -28,12 +28,7 @@ public struct MetricsEngine: Sendable {
     private var grace = GraceAggregator()
     /// Purchase tokens only notifications name (``SubscriptionHistory/notifiedOnlyTokens``), first notified by the
     /// as-of time, by platform and product.
-    private var notifiedOnly: [ProductKey: Int] = [:]
-
-    private struct ProductKey: Hashable, Sendable {
-        var platform: Platform
-        var productId: String
-    }
+    private var notifiedOnly: [Platform: [String: Int]] = [:]
 
     /// An engine with nothing added yet; `options` fix the as-of time, time zone and prices for every table.
     public init(options: ReportOptions) {
@@ -53,7 +48,7 @@ public struct MetricsEngine: Sendable {
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
         for token in history.notifiedOnlyTokens where token.firstNotifiedAt <= options.asOf {
-            notifiedOnly[ProductKey(platform: history.platform, productId: token.productId), default: 0] += 1
+            notifiedOnly[history.platform, default: [:]][token.productId, default: 0] += 1
         }
     }
 
@@ -107,7 +102,7 @@ public struct MetricsEngine: Sendable {
         retention.merge(other.retention)
         trials.merge(other.trials)
         grace.merge(other.grace)
-        notifiedOnly.merge(other.notifiedOnly, uniquingKeysWith: +)
+        notifiedOnly.merge(other.notifiedOnly) { $0.merging($1, uniquingKeysWith: +) }
     }
 
     /// The tables for everything added so far.
@@ -122,17 +117,7 @@ public struct MetricsEngine: Sendable {
             trialConversion: trials.rows(),
             graceRecovery: grace.rows(),
             reportingCurrency: options.reportingCurrency,
-            notifiedOnlyTokens: sortedNotifiedOnly.map {
-                ProductCount(platform: $0.key.platform, productId: $0.key.productId, transactions: $0.value)
-            })
-    }
-
-    /// ``notifiedOnly`` by platform, then product id (byte order): how ``ReportTables`` lists products.
-    private var sortedNotifiedOnly: [(key: ProductKey, value: Int)] {
-        notifiedOnly.sorted { a, b in
-            a.key.platform != b.key.platform ? a.key.platform < b.key.platform
-                : a.key.productId.utf8.lexicographicallyPrecedes(b.key.productId.utf8)
-        }
+            notifiedOnlyTokens: ProductCount.list(notifiedOnly))
     }
 }
 
@@ -147,11 +132,12 @@ extension MetricsEngine {
         retention.encode(to: &writer)
         trials.encode(to: &writer)
         grace.encode(to: &writer)
-        writer.count(notifiedOnly.count)
-        for (key, count) in sortedNotifiedOnly {
-            writer.platform(key.platform)
-            writer.string(key.productId)
-            writer.count(count)
+        let notified = ProductCount.list(notifiedOnly)
+        writer.count(notified.count)
+        for product in notified {
+            writer.platform(product.platform)
+            writer.string(product.productId)
+            writer.count(product.transactions)
         }
     }
 
@@ -166,8 +152,8 @@ extension MetricsEngine {
         trials = try TrialAggregator(from: &reader, months: months)
         grace = try GraceAggregator(from: &reader, months: months)
         for _ in 0..<(try reader.count()) {
-            let key = ProductKey(platform: try reader.platform(), productId: try reader.string())
-            guard notifiedOnly.updateValue(try reader.tally(), forKey: key) == nil else {
+            let (platform, productId) = (try reader.platform(), try reader.string())
+            guard notifiedOnly[platform, default: [:]].updateValue(try reader.tally(), forKey: productId) == nil else {
                 throw .damaged("a product's notified-only tokens are repeated")
             }
         }

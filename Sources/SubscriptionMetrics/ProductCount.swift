@@ -71,7 +71,15 @@ extension ReportTables {
         for row in revenueMonthly where row[keyPath: count] > 0 {
             counts[row.platform, default: [:]][row.productId, default: 0] += row[keyPath: count]
         }
-        return counts.keys.sorted().flatMap { platform in
+        return ProductCount.list(counts)
+    }
+}
+
+extension ProductCount {
+    /// `counts` (by platform, then product id) as a list sorted by platform and product id (byte order), the order
+    /// every warning lists products in.
+    static func list(_ counts: [Platform: [String: Int]]) -> [ProductCount] {
+        counts.keys.sorted().flatMap { platform in
             (counts[platform] ?? [:]).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
                 ProductCount(platform: platform, productId: $0.key, transactions: $0.value)
             }

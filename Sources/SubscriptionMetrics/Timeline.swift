@@ -178,15 +178,15 @@ struct Timeline: Sendable {
         let renewal = history.periods.lazy.filter {
             $0.productId == period.productId && $0.start >= period.end && $0.start <= asOf
         }.compactMap(term).first
-        let replaced = history.periods.last {
-            $0.endReason == .replaced && $0.end <= period.start && FullWidth.subtract(period.start, $0.end) <= 86_400_000
-        }
-        return renewal ?? replaced.flatMap(term) ?? own
+        return renewal ?? replaced(before: period).flatMap(term) ?? own
     }
 
     /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).
-    private func followsAChange(_ period: Period) -> Bool {
-        history.periods.contains { other in
+    private func followsAChange(_ period: Period) -> Bool { replaced(before: period) != nil }
+
+    /// The latest period a change of plan replaced that ended within a day before `period` began.
+    private func replaced(before period: Period) -> Period? {
+        history.periods.last { other in
             other.endReason == .replaced && other.end <= period.start && FullWidth.subtract(period.start, other.end) <= 86_400_000
         }
     }

@@ -393,6 +393,12 @@ struct SubscriptionResourceTests {
             return
         }
         #expect(undatedMarkers.map(\.subject) == ["ptok2"])
+        // And with no product anywhere either.
+        let bare = #"{"kind":"androidpublisher#productPurchaseV2","productLineItem":[],"testPurchaseContext":{"fopType":"TEST"}}"#
+        guard case .excluded(.test, _) = translator.translate(try record(.googleProductV2, bare, token: "ptok3")) else {
+            Issue.record("a test purchase without a product was not excluded")
+            return
+        }
         // Two products under one token: the envelope's is read, the other set aside naming it.
         let two = #"{"productId":"coins_100"},{"productId":"gems_10","productOfferDetails":{"quantity":1}}"#
         let both = try translate(body(items: two), product: "gems_10")
