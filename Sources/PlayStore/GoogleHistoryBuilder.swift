@@ -101,7 +101,8 @@ public struct GoogleHistoryBuilder: Sendable {
     }
 
     /// The one-time product bought with this token: from `purchases.products.get` showing it purchased
-    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification; refunded by its voided purchases
+    /// (`purchaseState` 0), else a ONE_TIME_PRODUCT_PURCHASED (1) notification, else a resource showing it
+    /// cancelled (1) when a voided purchase of it proves it was paid first; refunded by its voided purchases
     /// (``refunds(of:voids:)``). None when a resource shows it was not paid for (a promo code, a reward), which
     /// the notification does not say.
     func oneTimePurchases(_ token: TokenFacts, hasPeriods: Bool) -> [OneTimePurchase] {
@@ -118,6 +119,16 @@ public struct GoogleHistoryBuilder: Sendable {
             purchase = OneTimePurchase(id: token.token, productId: event.productId ?? stated?.productId ?? "",
                                        purchasedAt: event.at, currency: token.oneTimes.last { $0.currency != nil }?.currency,
                                        quantity: stated?.quantity ?? 1)
+        } else if let cancelled = token.oneTimes.filter({ $0.purchaseState == 1 }).min(by: { $0.at < $1.at }),
+                  let void = token.voids.filter({ $0.order == nil || cancelled.order == nil || $0.order == cancelled.order })
+                      .min(by: { $0.at < $1.at }) {
+            // Fetched only after its refund, which Google shows as cancelled: the voided purchase proves it was
+            // paid (a pending purchase cancelled unpaid is never voided). Bought at the resource's purchase time,
+            // never after the void (a v2 resource without a completion time is dated by its fetch).
+            purchase = OneTimePurchase(id: cancelled.order ?? token.token, productId: cancelled.productId ?? "",
+                                       purchasedAt: min(cancelled.at, void.at),
+                                       currency: token.oneTimes.last { $0.currency != nil }?.currency,
+                                       quantity: cancelled.quantity)
         }
         guard var purchase else { return [] }
         purchase.refunds = refunds(of: purchase, voids: token.voids.filter {

@@ -449,6 +449,33 @@ struct GoogleHistoryBuilderTests {
         #expect(history.currencies == ["EUR"])
     }
 
+    /// A one-time product fetched only after its refund: Google then shows it cancelled (v1 `purchaseState` 1,
+    /// v2 CANCELLED with the completion time of its payment). The voided purchase proves it was paid, so it is
+    /// a sale at its purchase time and a refund at the void, as if it had been fetched before. A cancelled
+    /// resource with no void (a pending purchase cancelled unpaid) stays no sale.
+    @Test func aPurchaseFetchedOnlyAfterItsRefundIsASaleAndARefund() throws {
+        let bought = ms("2025-04-02T09:00:00Z"), voided = ms("2025-04-05T16:30:00Z"), fetched = ms("2025-04-20T00:00:00Z")
+        let v1 = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\#(bought)","purchaseState":1,"#
+            + #""consumptionState":1,"orderId":"GPA.3301-4455-6677-88990","acknowledgementState":1,"regionCode":"DE"}"#
+        let v2 = #"{"kind":"androidpublisher#productPurchaseV2","productLineItem":[{"productId":"gems_100","#
+            + #""productOfferDetails":{"quantity":1,"consumptionState":"CONSUMPTION_STATE_CONSUMED"}}],"#
+            + #""purchaseStateContext":{"purchaseState":"CANCELLED"},"purchaseCompletionTime":"2025-04-02T09:00:00Z","#
+            + #""orderId":"GPA.3301-4455-6677-88990","acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED","regionCode":"DE"}"#
+        for (kind, body) in [(SourceKind.googleProductV1, v1), (.googleProductV2, v2)] {
+            var archive = Archive()
+            archive.add(try record(kind, body, receivedAt: fetched, token: "rtok", product: "gems_100", currency: "EUR"))
+            #expect(builder.history(id: "rtok", facts: archive.facts).purchases.isEmpty)
+            archive.add(try record(.googleVoidedPurchase, """
+                {"kind":"androidpublisher#voidedPurchase","purchaseToken":"rtok","purchaseTimeMillis":"\(bought)",\
+                "voidedTimeMillis":"\(voided)","orderId":"GPA.3301-4455-6677-88990","voidedSource":0,"voidedReason":1}
+                """, receivedAt: fetched))
+            #expect(archive.failures.isEmpty)
+            #expect(builder.history(id: "rtok", facts: archive.facts).purchases == [OneTimePurchase(
+                id: "GPA.3301-4455-6677-88990", productId: "gems_100", purchasedAt: bought, currency: "EUR",
+                refunds: [OneTimePurchase.Refund(at: voided)])])
+        }
+    }
+
     /// `ProductPurchase.purchaseType` 1 is a purchase with a promo code, 2 a reward (an ad watched instead of
     /// paying): neither was paid for, so neither is a sale, though the ONE_TIME_PRODUCT_PURCHASED notification
     /// says nothing of it. `purchaseType` absent is a sale as before.
