@@ -9,7 +9,10 @@ import Facts
 ///   between are filled in), or, with no order before it in the archive, one billing period before its expiry; an
 ///   order paid after a billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the
 ///   fetch showing it). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
-///   filled in (``announcedRenewal(after:at:productId:facts:)``) until a resource shows it.
+///   filled in (``announcedRenewal(after:at:productId:facts:)``) until a resource shows it. A system
+///   cancellation showing the renewal it could not charge proves the orders before it paid; those no record
+///   showed are filled in, and the billing issue moves to the last one's end
+///   (``renewalsBefore(declined:after:shownBy:facts:)``).
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
 ///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
@@ -45,19 +48,15 @@ struct TokenTimeline {
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
-        /// Ends the open episode with `outcome`, `nil` when the archive shows none: a loss falls at
+        /// Ends the open episode with `outcome`, `nil` when the archive shows none. A loss is kept as the archive
+        /// dates it (`Millis.max` for none) until the replay ends, since a later resource can still move the
+        /// failure (``renewalsBefore(declined:after:shownBy:facts:)``); then it falls at
         /// ``BillingEpisode/latestLoss(failedAt:)`` at the latest, when Google has given up retrying whatever the
         /// archive shows later.
         func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
-            let longest = BillingEpisode.latestLoss(failedAt: episode.failedAt)
-            let ended: BillingEpisode.Outcome = switch outcome {
-            case .recovered(let at)?: .recovered(at: at)
-            case .lost(let at)?: .lost(at: min(at, longest))
-            case nil: .lost(at: longest)
-            }
             episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(episode.graceEnd ?? episode.failedAt, episode.failedAt),
-                                           outcome: ended))
+                                           outcome: outcome ?? .lost(at: .max)))
             open = nil
         }
         /// Opens an episode at the end of the last paid order; `false` when there is nothing that could have
@@ -126,9 +125,19 @@ struct TokenTimeline {
             // Orders only a renewal notification announced give way to a resource showing an order, running or
             // ended, that is new or one of them: it is registered as any other (`place` fills in again those
             // before it, at the price its resource states). A fetch of an older order leaves them.
-            if open == nil, let firstAnnounced = TokenTimeline.trailingAnnounced(periods),
+            // A resource showing the renewal the system could not charge proves the orders before it paid: only
+            // those announced from it on give way.
+            let declined = TokenTimeline.showsDeclinedOrder(snapshot)
+            if open == nil, var firstAnnounced = TokenTimeline.trailingAnnounced(periods),
                [GoogleSubscriptionState.active, GoogleSubscriptionState.canceled, GoogleSubscriptionState.expired].contains(snapshot.state.state),
                (snapshot.order.flatMap { orderIndex[$0] } ?? firstAnnounced) >= firstAnnounced {
+                if declined, let order = snapshot.order {
+                    let shownIndex = GoogleOrderId.index(order)
+                    while firstAnnounced < periods.count, GoogleOrderId.index(periods[firstAnnounced].id) < shownIndex,
+                          GoogleOrderId.split(periods[firstAnnounced].id)?.base == GoogleOrderId.split(order)?.base {
+                        firstAnnounced += 1
+                    }
+                }
                 for announced in periods[firstAnnounced...] { orderIndex[announced.id] = nil }
                 periods.removeSubrange(firstAnnounced...)
             }
@@ -212,9 +221,25 @@ struct TokenTimeline {
                 if phase == .active, let last = periods.last { pausedOrders.insert(last.id) }
                 if open == nil, phase != .paused { phase = .paused; phaseSince = t }
             case GoogleSubscriptionState.expired:
+                if let order = snapshot.order, orderIndex[order] == nil, declined, let last = periods.last,
+                   case let paid = TokenTimeline.renewalsBefore(declined: order, after: last, shownBy: snapshot, facts: facts),
+                   let paidEnd = paid.last?.end {
+                    // The renewals the declined order's number proves paid, which no record showed: the billing
+                    // issue (if the archive shows one) began where the last of them ended, not where `last` did.
+                    for renewal in paid {
+                        orderIndex[renewal.id] = periods.count
+                        periods.append(renewal)
+                    }
+                    if open?.failedAt == last.end, paidEnd <= t { open?.failedAt = paidEnd }
+                    for index in episodes.indices where episodes[index].failedAt == last.end {
+                        let endedAt = switch episodes[index].outcome { case .recovered(let at), .lost(let at): at }
+                        guard paidEnd <= endedAt else { continue }
+                        episodes[index].failedAt = paidEnd
+                        episodes[index].graceEnd = max(episodes[index].graceEnd, paidEnd)
+                    }
+                }
                 if open == nil, let order = snapshot.order, orderIndex[order] == nil {
-                    if let reason = snapshot.state.cancelReason, reason == 1 || reason == GoogleSubscriptionState.declinedPriceIncrease,
-                       !snapshot.paidOrder {
+                    if let reason = snapshot.state.cancelReason, declined {
                         // The order shown is the renewal the system could not charge: the last paid one ended
                         // for it (a billing problem, or a price increase the user did not accept).
                         if let last = periods.last, statedEnds[last.id] == nil { statedEnds[last.id] = (last.end, reason) }
@@ -243,6 +268,11 @@ struct TokenTimeline {
             }
         }
         if open != nil { closeEpisode(nil) }
+        for index in episodes.indices {
+            if case .lost(let at) = episodes[index].outcome {
+                episodes[index].outcome = .lost(at: min(at, BillingEpisode.latestLoss(failedAt: episodes[index].failedAt)))
+            }
+        }
         periods.removeAll { $0.start >= $0.end }
         TokenTimeline.priceIntroductoryCyclesAfterATrial(&periods, facts: facts)
         let signals = TokenTimeline.autoRenewSignals(facts)
@@ -412,6 +442,53 @@ struct TokenTimeline {
                              currency: last.currency)
         renewal.isFilledIn = true
         return renewal
+    }
+
+    /// Whether `snapshot` shows the renewal the system could not charge: expired with `cancelReason` 1 (a billing
+    /// problem) or a declined price increase, its order not known paid.
+    private static func showsDeclinedOrder(_ snapshot: GoogleFact.Snapshot) -> Bool {
+        guard snapshot.state.state == GoogleSubscriptionState.expired, !snapshot.paidOrder,
+              let reason = snapshot.state.cancelReason else { return false }
+        return reason == 1 || reason == GoogleSubscriptionState.declinedPriceIncrease
+    }
+
+    /// The renewals between `last` and `order`, the renewal the system could not charge (``showsDeclinedOrder(_:)``),
+    /// that no record showed: their `..N` numbers, below the declined one's, prove them paid. Back to back from
+    /// `last`'s end, one billing period each: the length `last` was sold for (one of ``ShownPeriod/candidates``,
+    /// within a day), or, after a first order shorter than a period (a trial), the period its expiry shows
+    /// (``ShownPeriod``). Each at the recurring price the resource states (unpriced when it shows an offer), and
+    /// ending by the fetch. None when the orders are not of one numbering, or `last` was a proration or a
+    /// renewal's trial or offer, whose length says nothing of the plan's.
+    private static func renewalsBefore(declined order: String, after last: Period, shownBy snapshot: GoogleFact.Snapshot,
+                                       facts: TokenFacts) -> [Period] {
+        let day: Millis = 86_400_000
+        guard let (base, _) = GoogleOrderId.split(order), let (lastBase, _) = GoogleOrderId.split(last.id), base == lastBase,
+              !last.isProration else { return [] }
+        let first = GoogleOrderId.index(last.id) + 1, declinedIndex = GoogleOrderId.index(order)
+        guard declinedIndex - first > 0, declinedIndex - first <= longestMissingRun else { return [] }
+        let soldEnd = last.scheduledEnd ?? last.end
+        let length: ShownPeriod.Length?
+        if !last.isTrial, !last.isIntroductory {
+            length = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
+        } else if first == 1, let start = facts.start {
+            length = ShownPeriod.billingPeriod(subscriptionStart: start, expiry: soldEnd, orderIndex: 1)
+        } else {
+            length = nil
+        }
+        guard let length else { return [] }
+        var renewals: [Period] = []
+        var start = last.end
+        for index in first..<declinedIndex {
+            guard let end = length.back(-1, from: start), end > start, end <= snapshot.at else { return [] }
+            var renewal = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? last.productId,
+                                 start: start, end: end,
+                                 priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
+                                 currency: snapshot.currency ?? last.currency)
+            renewal.isFilledIn = true
+            renewals.append(renewal)
+            start = end
+        }
+        return renewals
     }
 
     /// The index of the first of the orders at the end of `periods` that only a renewal notification announced

@@ -696,6 +696,34 @@ struct GoogleEndedOrderTests {
         #expect(alone.periods.isEmpty)
     }
 
+    /// Fetched at the purchase, then only once the system cancelled it after account hold, showing the renewal it
+    /// could not charge (`GPA.5..2`): that number proves `..0` and `..1` paid, though only RTDNs (or nothing)
+    /// came in between. They are the months from February to April, and the billing issue began at April 1,
+    /// whether RENEWED notifications announced them, only the grace, hold and expiry were notified, or nothing.
+    @Test(arguments: [[2, 2, 6, 5, 13], [6, 5, 13], []])
+    func aDeclinedRenewalProvesTheRenewalsBeforeIt(_ notified: [Int]) throws {
+        let times = ["2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", "2024-04-01T00:00:00Z", "2024-04-04T00:00:00Z",
+                     "2024-05-04T00:00:00Z"].suffix(notified.count)
+        var archive = Archive()
+        try archive.v1(token, product, at: start + 60_000, v1JSON(start: start, expiry: ms("2024-02-01T00:00:00Z"), orderId: "GPA.5",
+                                                                 paymentState: 1, autoRenewing: true))
+        for (type, at) in zip(notified, times) { try archive.rtdn(token, product, type, at: ms(at)) }
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: ms("2024-05-04T00:00:00Z"), orderId: "GPA.5..2",
+                                                             paymentState: nil, autoRenewing: false, cancelReason: 1),
+                               receivedAt: ms("2024-05-05T00:00:00Z"), token: token, product: product))
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end)) \($0.priceMicros ?? 0)" } == [
+            "GPA.5 2024-01-01T00:00:00.000Z 2024-02-01T00:00:00.000Z 4990000",
+            "GPA.5..0 2024-02-01T00:00:00.000Z 2024-03-01T00:00:00.000Z 4990000",
+            "GPA.5..1 2024-03-01T00:00:00.000Z 2024-04-01T00:00:00.000Z 4990000",
+        ])
+        #expect(history.periods.map(\.endReason) == [.unknown, .unknown, .billingIssue])
+        let april = ms("2024-04-01T00:00:00Z")
+        #expect(history.episodes == (notified.isEmpty ? [] : [
+            BillingEpisode(failedAt: april, graceEnd: ms("2024-04-04T00:00:00Z"), outcome: .lost(at: ms("2024-05-04T00:00:00Z"))),
+        ]))
+    }
+
     /// A first order seen only once expired states no payment (Google drops `paymentState`): it is paid, as
     /// metrics.md counts every period not shown as a trial and as the same resource fetched before its expiry
     /// counts it, but marked as assumed, since an unconverted free trial looks the same. A pending payment, or a
