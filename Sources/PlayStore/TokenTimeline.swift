@@ -7,14 +7,15 @@ import Facts
 ///   Its end is the expiry shown while it is current and not in grace (later fetches win: a deferral moves it).
 /// - Its start: the first order's `startTime`; a renewal's, the previous order's end (orders no resource showed in
 ///   between are filled in), or, with no order before it in the archive, one billing period before its expiry; an
-///   order paid after a billing issue or a pause, the RECOVERED / RENEWED notification that announced it (else the
-///   fetch showing it). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
+///   order paid after a billing issue or a pause, the first RECOVERED / RENEWED notification since the issue or
+///   pause began (else the fetch showing it), and the orders between it and the one shown are filled in
+///   (``ordersResumed(at:after:before:expiry:shownBy:)``). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
 ///   filled in (``announcedRenewal(after:at:productId:facts:)``) until a resource shows it. A system
 ///   cancellation showing the renewal it could not charge proves the orders before it paid; those no record
 ///   showed are filled in, and the billing issue moves to the last one's end
 ///   (``renewalsBefore(declined:after:shownBy:facts:)``).
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
-///   order's end; the expiry it shows is G. Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
+///   order's end; the expiry it shows is G (a hold's fetch shows it too; notified only, see `closeEpisode`). Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
 ///   REVOKED, or a non-user CANCELED in hold loses it, never later than E + ``BillingEpisode/longestRetry`` (a
 ///   grace period of at most 30 days, then an account hold of at most 30); an episode the archive shows no
@@ -53,9 +54,21 @@ struct TokenTimeline {
         /// failure (``renewalsBefore(declined:after:shownBy:facts:)``); then it falls at
         /// ``BillingEpisode/latestLoss(failedAt:)`` at the latest, when Google has given up retrying whatever the
         /// archive shows later.
+        /// A grace period only a notification opened (no fetch or hold showed where it ended) was still running
+        /// when the outcome came: a loss ends it (access ended then), a recovery happened inside it, so it is
+        /// taken to run as long as Google's grace can (``longestGrace``), never past a loss.
         func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
-            episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(episode.graceEnd ?? episode.failedAt, episode.failedAt),
+            var graceEnd = episode.graceEnd ?? episode.failedAt
+            if episode.graceEnd == nil, phase == .grace, let outcome {
+                let longest = episode.failedAt.addingReportingOverflow(TokenTimeline.longestGrace)
+                let cap = longest.overflow ? Millis.max : longest.partialValue
+                graceEnd = switch outcome {
+                case .recovered: cap
+                case .lost(let at): min(at, cap)
+                }
+            }
+            episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(graceEnd, episode.failedAt),
                                            outcome: outcome ?? .lost(at: .max)))
             open = nil
         }
@@ -89,7 +102,9 @@ struct TokenTimeline {
                         periods.append(announced)
                     }
                 case .recovered?, .renewed?:
-                    lastAnnouncement = t
+                    // In grace, hold or a pause the first notice since the phase began is the recovery or the
+                    // resume; those after it are renewals of the order it started (filled in by the next fetch).
+                    if phase == .active || phase == .none || (lastAnnouncement ?? .min) < phaseSince { lastAnnouncement = t }
                 case .inGracePeriod?:
                     if openEpisode() { phase = .grace; phaseSince = t }
                 case .onHold?:
@@ -173,14 +188,23 @@ struct TokenTimeline {
                     }
                     continue
                 }
-                let start: Millis
+                var start: Millis
                 let announced = lastAnnouncement.flatMap { $0 >= phaseSince ? $0 : nil }
                 switch phase {
-                case .grace, .hold:
-                    let recoveredAt = announced ?? t
-                    closeEpisode(.recovered(at: recoveredAt))
-                    start = recoveredAt
-                case .paused, .expired, .deferred:
+                case .grace, .hold, .paused:
+                    start = announced ?? t
+                    if phase != .paused { closeEpisode(.recovered(at: start)) }
+                    // The orders charged from the recovery or resume up to the one shown, which no fetch showed.
+                    if let last = periods.last {
+                        let resumed = TokenTimeline.ordersResumed(at: start, after: last, before: order, expiry: expiry,
+                                                                  shownBy: snapshot)
+                        for renewal in resumed {
+                            orderIndex[renewal.id] = periods.count
+                            periods.append(renewal)
+                        }
+                        start = resumed.last?.end ?? start
+                    }
+                case .expired, .deferred:
                     start = announced ?? t
                 case .active, .none:
                     let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
@@ -209,7 +233,10 @@ struct TokenTimeline {
             case GoogleSubscriptionState.onHold:
                 if open == nil, !openEpisode() { continue }
                 if var episode = open, episode.graceEnd == nil {
-                    if phase == .grace, let expiry = snapshot.expiry, expiry >= episode.failedAt {
+                    // A held subscription shows the expiry its grace extended access to (E without grace): the
+                    // grace end even when no record of the grace itself was archived.
+                    if let expiry = snapshot.expiry, expiry >= episode.failedAt,
+                       phase == .grace || (expiry <= t && expiry - episode.failedAt <= TokenTimeline.longestGrace) {
                         episode.graceEnd = expiry
                     } else {
                         episode.graceEnd = episode.failedAt
@@ -385,6 +412,9 @@ struct TokenTimeline {
         }
     }
 
+    /// The longest grace period Google offers (ms): 30 days, the most a base plan can set.
+    private static let longestGrace: Millis = 30 * 86_400_000
+
     /// The longest run of orders no resource showed that is filled in between two that were (a hostile `..N`
     /// must not make millions of periods).
     private static let longestMissingRun: Int64 = 1_000
@@ -489,6 +519,40 @@ struct TokenTimeline {
             start = end
         }
         return renewals
+    }
+
+    /// The orders from a recovery or a resume at `resumedAt` up to `order`, the first one a resource shows after
+    /// it, that no resource showed: `order`'s number proves them charged after `last`, the last order before the
+    /// billing issue or the pause. Back to back, one billing period each, ending one period before `order`'s
+    /// expiry, the first from `resumedAt`. The period is the first of ``ShownPeriod/candidates`` whose orders,
+    /// counted back from that expiry, begin where the first could: at the recovery (a recovery from account
+    /// hold or a resume starts a new billing date, ±1 day) or after `last`'s end (one in grace keeps it). Priced as
+    /// ``missingOrders(after:before:expiry:facts:shownBy:)`` prices them. None when the orders are not of one
+    /// numbering, none is missing, or no period fits.
+    private static func ordersResumed(at resumedAt: Millis, after last: Period, before order: String, expiry: Millis,
+                                      shownBy snapshot: GoogleFact.Snapshot) -> [Period] {
+        let day: Millis = 86_400_000
+        guard let (base, _) = GoogleOrderId.split(order), let (lastBase, _) = GoogleOrderId.split(last.id), base == lastBase
+        else { return [] }
+        let first = GoogleOrderId.index(last.id) + 1, shownIndex = GoogleOrderId.index(order)
+        let count = shownIndex - first
+        guard count > 0, count <= longestMissingRun,
+              let length = ShownPeriod.candidates.first(where: { candidate in
+                  candidate.back(count + 1, from: expiry).map { $0 >= last.end - day && $0 <= resumedAt + day } ?? false
+              }) else { return [] }
+        var orders: [Period] = []
+        var start = resumedAt
+        for index in first..<shownIndex {
+            guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
+            var filled = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? last.productId,
+                                start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
+                                priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
+                                currency: snapshot.currency ?? last.currency)
+            filled.isFilledIn = true
+            orders.append(filled)
+            start = end
+        }
+        return orders
     }
 
     /// The index of the first of the orders at the end of `periods` that only a renewal notification announced

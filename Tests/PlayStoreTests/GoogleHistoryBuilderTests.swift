@@ -617,6 +617,116 @@ struct GoogleGraceTrapTests {
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .lost(at: g))])
     }
 
+    /// Renewals and recoveries only notifications show, the next fetch weeks later (the backend's fetches failed):
+    /// the orders and the episode are what a fetch at each notification would have shown.
+    struct NotifiedOnly {
+        let token = "tok-n", product = "premium_monthly"
+        var archive = Archive()
+
+        init(bought: String, expiry: String) throws {
+            try archive.v2(token, product, at: ms(bought), v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: bought, expiry: expiry,
+                                                                 latestOrderId: "GPA.1234-5678-9012-34567"))
+        }
+
+        mutating func notify(_ type: Int, _ at: String) throws { try archive.rtdn(token, product, type, at: ms(at)) }
+
+        mutating func fetch(_ state: String, at: String, start: String, expiry: String, order: String) throws {
+            try archive.v2(token, product, at: ms(at), v2JSON(state: state, start: start, expiry: expiry, latestOrderId: order))
+        }
+
+        var history: SubscriptionHistory { GoogleHistoryBuilder().history(id: token, facts: archive.facts) }
+
+        /// Each period as "order start end", the order's `..N` suffix only.
+        var orders: [String] {
+            history.periods.map { "\($0.id.split(separator: ".").last ?? "") \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" }
+        }
+    }
+
+    /// Grace, then account hold, then SUBSCRIPTION_RECOVERED, with or without the RENEWED notices of the two
+    /// renewals after it; one fetch in May shows `..2`. Recovered at the RECOVERED notice (not the last notice
+    /// before the fetch), and `..0` and `..1` are filled in from there, so February to April each have an order.
+    @Test(arguments: [false, true]) func aRecoveryFromHoldKnownOnlyByNotifications(renewalsNotified: Bool) throws {
+        var token = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try token.notify(6, "2026-02-10T10:00:00Z")
+        try token.notify(5, "2026-02-17T10:00:00Z")
+        try token.notify(1, "2026-02-25T12:00:00Z")
+        if renewalsNotified {
+            try token.notify(2, "2026-03-25T12:00:00Z")
+            try token.notify(2, "2026-04-25T12:00:00Z")
+        }
+        try token.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-05-01T00:00:00Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-05-25T12:00:00Z", order: "GPA.1234-5678-9012-34567..2")
+        #expect(token.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-25T12:00:00.000Z 2026-03-25T12:00:00.000Z",
+            "1 2026-03-25T12:00:00.000Z 2026-04-25T12:00:00.000Z",
+            "2 2026-04-25T12:00:00.000Z 2026-05-25T12:00:00.000Z",
+        ])
+        #expect(token.history.periods.map(\.priceMicros) == Array(repeating: 4_990_000, count: 4))
+        #expect(token.history.episodes == [BillingEpisode(failedAt: ms("2026-02-10T10:00:00Z"), graceEnd: ms("2026-02-17T10:00:00Z"),
+                                                          outcome: .recovered(at: ms("2026-02-25T12:00:00Z")))])
+    }
+
+    /// A renewal that succeeded in grace (RENEWED two days after IN_GRACE_PERIOD; the billing date stays), then
+    /// one more, both known only by notifications. Recovered in grace whether or not a fetch showed the grace's
+    /// end: without one the grace is still running at the recovery, so it is taken to run as long as Google's can.
+    @Test(arguments: [false, true]) func aRecoveryInGraceKnownOnlyByNotifications(graceFetched: Bool) throws {
+        var token = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try token.notify(6, "2026-02-10T10:00:00Z")
+        if graceFetched {
+            try token.fetch("SUBSCRIPTION_STATE_IN_GRACE_PERIOD", at: "2026-02-10T10:00:00Z", start: "2026-01-10T10:00:00Z",
+                            expiry: "2026-02-17T10:00:00Z", order: "GPA.1234-5678-9012-34567")
+        }
+        try token.notify(2, "2026-02-12T10:00:00Z")
+        try token.notify(2, "2026-03-10T10:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-04-01T00:00:00Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-04-10T10:00:00Z", order: "GPA.1234-5678-9012-34567..1")
+        #expect(token.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-12T10:00:00.000Z 2026-03-10T10:00:00.000Z",
+            "1 2026-03-10T10:00:00.000Z 2026-04-10T10:00:00.000Z",
+        ])
+        let e = ms("2026-02-10T10:00:00Z")
+        #expect(token.history.episodes == [BillingEpisode(
+            failedAt: e, graceEnd: graceFetched ? ms("2026-02-17T10:00:00Z") : e + 30 * 86_400_000,
+            outcome: .recovered(at: ms("2026-02-12T10:00:00Z")))])
+    }
+
+    /// A pause resumed early (SUBSCRIPTION_RECOVERED), then a renewal, both known only by notifications: the
+    /// resumed order starts at the resume, not at the renewal before the next fetch.
+    @Test func aResumeKnownOnlyByNotifications() throws {
+        var token = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try token.notify(2, "2026-02-10T10:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-02-10T10:00:00Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-03-10T10:00:00Z", order: "GPA.1234-5678-9012-34567..0")
+        try token.notify(10, "2026-03-10T10:00:00Z")
+        try token.notify(1, "2026-04-02T09:00:00Z")
+        try token.notify(2, "2026-05-02T09:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-05-20T00:00:00Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-06-02T09:00:00Z", order: "GPA.1234-5678-9012-34567..2")
+        #expect(token.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-10T10:00:00.000Z 2026-03-10T10:00:00.000Z",
+            "1 2026-04-02T09:00:00.000Z 2026-05-02T09:00:00.000Z",
+            "2 2026-05-02T09:00:00.000Z 2026-06-02T09:00:00.000Z",
+        ])
+        #expect(token.history.periods.map(\.endReason) == [.unknown, .paused, .unknown, .unknown])
+        #expect(token.history.episodes.isEmpty)
+    }
+
+    /// A fetch in account hold shows the expiry grace extended access to, though no record of the grace itself
+    /// was archived: that is G.
+    @Test func aHoldFetchShowsTheGraceEnd() throws {
+        var token = try NotifiedOnly(bought: "2025-12-28T10:00:00Z", expiry: "2026-01-28T10:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ON_HOLD", at: "2026-02-04T12:00:00Z", start: "2025-12-28T10:00:00Z",
+                        expiry: "2026-02-04T10:00:00Z", order: "GPA.1234-5678-9012-34567")
+        try token.notify(1, "2026-02-12T10:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-02-12T10:00:00Z", start: "2025-12-28T10:00:00Z",
+                        expiry: "2026-03-12T10:00:00Z", order: "GPA.1234-5678-9012-34567..0")
+        #expect(token.history.episodes == [BillingEpisode(failedAt: ms("2026-01-28T10:00:00Z"), graceEnd: ms("2026-02-04T10:00:00Z"),
+                                                          outcome: .recovered(at: ms("2026-02-12T10:00:00Z")))])
+    }
+
     @Test func deferralMovesTheCurrentOrdersEnd() throws {
         let token = "tok-d", product = "premium_monthly"
         let start = ms("2024-01-01T00:00:00Z"), e = ms("2024-02-01T00:00:00Z"), deferred = ms("2024-02-15T00:00:00Z")
