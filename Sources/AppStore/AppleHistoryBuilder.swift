@@ -277,11 +277,22 @@ public struct AppleHistoryBuilder: Sendable {
             guard case .expiry(let expiry) = statement.fact, expiry.reason == .billing else { return nil }
             return expiry.at
         }.sorted()
+        // Any other expiry of the period that failed ends its episode too: the customer turned auto-renew off
+        // during the retry (EXPIRED / VOLUNTARY), a price increase was not consented to, the product was
+        // withdrawn. Such a fact is dated at the period's end; Apple stopped retrying by the notice's time (a
+        // signed payload's `signedDate`, a receipt's request time: an upper bound).
+        let otherExpiries = facts.compactMap { statement -> (periodEnd: Millis?, at: Millis)? in
+            guard case .expiry(let expiry) = statement.fact, expiry.reason != .billing else { return nil }
+            return (expiry.periodEnd, max(expiry.at, statement.observedAt))
+        }
         return graceByStart.keys.sorted().map { failedAt in
             let grace = max(failedAt, (graceByStart[failedAt] ?? nil) ?? failedAt)
             // Never past Apple's longest retry: a later episode's notice cannot end this one.
             let longest = BillingEpisode.latestLoss(failedAt: failedAt)
-            let lostAt = min(billingExpiries.first { $0 >= failedAt } ?? longest, longest)
+            let endedOtherwise = otherExpiries
+                .filter { ($0.periodEnd ?? failedAt) == failedAt && $0.at >= failedAt }
+                .map(\.at).min()
+            let lostAt = min(billingExpiries.first { $0 >= failedAt } ?? longest, endedOtherwise ?? longest, longest)
             if let recovery = periods.first(where: { $0.start >= failedAt && $0.start < lostAt }) {
                 return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .recovered(at: recovery.start))
             }

@@ -186,6 +186,26 @@ import Testing
         ])
     }
 
+    /// A customer who turns auto-renew off during billing retry (or grace) ends it: Apple sends EXPIRED with
+    /// subtype VOLUNTARY, its fact dated at the period's end. The episode is lost at that notice (its
+    /// `signedDate`), not left open to E + 60 days, so a resubscription after it is no recovery.
+    @Test func aVoluntaryExpiryDuringRetryLosesTheEpisode() {
+        let day: Millis = 86_400_000
+        let facts = [
+            Self.fact(AppleFactKind.period, "V", at: 0, observed: 0, ref: "t1", product: "p", end: 30 * day),
+            Self.fact(AppleFactKind.billingIssue, "V", at: 30 * day, observed: 30 * day, detail: "DID_FAIL_TO_RENEW",
+                      end: 46 * day),
+            Self.fact(AppleFactKind.expiry, "V", at: 30 * day, observed: 35 * day, detail: "voluntary", end: 30 * day),
+            Self.fact(AppleFactKind.period, "V", at: 50 * day, observed: 50 * day, ref: "t2", product: "p", end: 80 * day),
+        ]
+        let history = AppleHistoryBuilder().history(id: "V", facts: facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: 30 * day, graceEnd: 46 * day, outcome: .lost(at: 35 * day))])
+        // An expiry of another period (an earlier one, stated late) ends nothing here.
+        let earlier = Self.fact(AppleFactKind.expiry, "V", at: 20 * day, observed: 33 * day, detail: "voluntary", end: 20 * day)
+        let other = AppleHistoryBuilder().history(id: "V", facts: facts.filter { $0.kind != AppleFactKind.expiry } + [earlier])
+        #expect(other.episodes == [BillingEpisode(failedAt: 30 * day, graceEnd: 46 * day, outcome: .recovered(at: 50 * day))])
+    }
+
     @Test func anIntroductoryOfferOfUnstatedKindKeepsAStatedTrial() {
         // A receipt says trial; a signed transaction of 2022 (offerType 1, no offerDiscountType) restates it later.
         let receipt = Self.fact(AppleFactKind.period, "T", at: 0, observed: 100, ref: "t1", product: "p", end: 7_000, flags: .trial)
