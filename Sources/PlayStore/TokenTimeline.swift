@@ -10,7 +10,7 @@ import Facts
 ///   order paid after a billing issue or a pause, the first RECOVERED / RENEWED notification since the issue or
 ///   pause began (else the fetch showing it), and the orders between it and the one shown are filled in
 ///   (``ordersResumed(at:after:before:expiry:shownBy:)``). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
-///   filled in (``announcedRenewal(after:at:productId:facts:)``) until a resource shows it. A system
+///   filled in (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``) until a resource shows it. A system
 ///   cancellation showing the renewal it could not charge proves the orders before it paid; those no record
 ///   showed are filled in, and the billing issue moves to the last one's end
 ///   (``renewalsBefore(declined:after:shownBy:facts:)``).
@@ -294,6 +294,21 @@ struct TokenTimeline {
                 continue
             }
         }
+        // A recovery or a resume that only its notice shows (no fetch came after it): the order it announced, and
+        // one more for each SUBSCRIPTION_RENEWED after it.
+        if [Phase.grace, .hold, .paused].contains(phase), let recoveredAt = lastAnnouncement, recoveredAt >= phaseSince,
+           let last = periods.last,
+           let recovered = TokenTimeline.announcedRenewal(after: last, at: recoveredAt, productId: nil, facts: facts,
+                                                          recoveredAt: recoveredAt, keepsBillingDate: phase == .grace) {
+            if phase != .paused { closeEpisode(.recovered(at: recoveredAt)) }
+            periods.append(recovered)
+            for event in facts.events where event.at > recoveredAt && event.type == GoogleNotificationType.renewed.rawValue {
+                guard let previous = periods.last,
+                      let renewal = TokenTimeline.announcedRenewal(after: previous, at: event.at, productId: event.productId,
+                                                                   facts: facts) else { continue }
+                periods.append(renewal)
+            }
+        }
         if open != nil { closeEpisode(nil) }
         for index in episodes.indices {
             if case .lost(let at) = episodes[index].outcome {
@@ -450,7 +465,12 @@ struct TokenTimeline {
     /// `last` has no order number, ran no whole billing period as a full-price paid order (a free trial, an offer,
     /// a proration, one assumed paid, one cut short), or ends more than a day after `t` (the notice is about an
     /// order already shown).
-    private static func announcedRenewal(after last: Period, at t: Millis, productId: String?, facts: TokenFacts) -> Period? {
+    ///
+    /// After a billing issue or a pause the notice is the recovery or the resume, at `recoveredAt`: the order
+    /// starts there, and runs to one period after `last`'s end when the billing date stays (a recovery in grace),
+    /// else one period after the recovery (a recovery from account hold, a resume).
+    private static func announcedRenewal(after last: Period, at t: Millis, productId: String?, facts: TokenFacts,
+                                         recoveredAt: Millis? = nil, keepsBillingDate: Bool = true) -> Period? {
         let day: Millis = 86_400_000
         guard !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid, last.end - day <= t,
               let (base, _) = GoogleOrderId.split(last.id) else { return nil }
@@ -460,14 +480,15 @@ struct TokenTimeline {
               let length = ShownPeriod.candidates.first(where: { candidate in
                   candidate.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false
               }),
-              let end = length.back(-1, from: last.end), end > last.end, end > t else { return nil }
+              case let start = recoveredAt ?? last.end,
+              let end = length.back(-1, from: keepsBillingDate ? last.end : start), end > start, end > t else { return nil }
         let product = productId ?? last.productId
         let priceChanged = facts.events.contains { event in
             event.at >= last.start && event.at <= t
                 && (event.type == GoogleNotificationType.priceChangeConfirmed.rawValue
                     || event.type == GoogleNotificationType.priceChangeUpdated.rawValue)
         }
-        var renewal = Period(id: GoogleOrderId.id(base: base, index: index + 1), productId: product, start: last.end, end: end,
+        var renewal = Period(id: GoogleOrderId.id(base: base, index: index + 1), productId: product, start: start, end: end,
                              priceMicros: product == last.productId && !priceChanged ? last.priceMicros : nil,
                              currency: last.currency)
         renewal.isFilledIn = true
@@ -556,7 +577,7 @@ struct TokenTimeline {
     }
 
     /// The index of the first of the orders at the end of `periods` that only a renewal notification announced
-    /// (``announcedRenewal(after:at:productId:facts:)``); `nil` when the last order is none of them. (Orders
+    /// (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order is none of them. (Orders
     /// ``missingOrders(after:before:expiry:facts:shownBy:)`` fills in are always followed by the order shown.)
     private static func trailingAnnounced(_ periods: [Period]) -> Int? {
         guard periods.last?.isFilledIn == true else { return nil }

@@ -714,6 +714,39 @@ struct GoogleGraceTrapTests {
         #expect(token.history.episodes.isEmpty)
     }
 
+    /// A recovery or a resume that only its notice shows, with no fetch after it at all: the order it announced
+    /// is filled in at the last order's price (from the recovery; to one period after E when the billing date
+    /// stays, in grace), one more for each RENEWED after it, and the episode is recovered, not lost at E + 60 days.
+    @Test func recoveriesAndResumesNoFetchFollows() throws {
+        var hold = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try hold.notify(6, "2026-02-10T10:00:00Z")
+        try hold.notify(5, "2026-02-17T10:00:00Z")
+        try hold.notify(1, "2026-02-25T12:00:00Z")
+        try hold.notify(2, "2026-03-25T12:00:00Z")
+        #expect(hold.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-25T12:00:00.000Z 2026-03-25T12:00:00.000Z",
+            "1 2026-03-25T12:00:00.000Z 2026-04-25T12:00:00.000Z",
+        ])
+        #expect(hold.history.periods.map(\.priceMicros) == Array(repeating: 4_990_000, count: 3))
+        #expect(hold.history.episodes == [BillingEpisode(failedAt: ms("2026-02-10T10:00:00Z"), graceEnd: ms("2026-02-17T10:00:00Z"),
+                                                         outcome: .recovered(at: ms("2026-02-25T12:00:00Z")))])
+
+        var grace = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try grace.notify(6, "2026-02-10T10:00:00Z")
+        try grace.notify(2, "2026-02-12T10:00:00Z")
+        #expect(grace.orders.last == "0 2026-02-12T10:00:00.000Z 2026-03-10T10:00:00.000Z")
+        let e = ms("2026-02-10T10:00:00Z")
+        #expect(grace.history.episodes == [BillingEpisode(failedAt: e, graceEnd: e + 30 * 86_400_000,
+                                                          outcome: .recovered(at: ms("2026-02-12T10:00:00Z")))])
+
+        var paused = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try paused.notify(10, "2026-02-10T10:00:00Z")
+        try paused.notify(1, "2026-04-02T09:00:00Z")
+        #expect(paused.orders.last == "0 2026-04-02T09:00:00.000Z 2026-05-02T09:00:00.000Z")
+        #expect(paused.history.episodes.isEmpty)
+    }
+
     /// A fetch in account hold shows the expiry grace extended access to, though no record of the grace itself
     /// was archived: that is G.
     @Test func aHoldFetchShowsTheGraceEnd() throws {
