@@ -48,6 +48,16 @@ public struct InputPath: Sendable, Hashable, Comparable, CustomStringConvertible
         return trimmed[(slash + 1)...]
     }
 
+    /// The folder holding the last component: the bytes before the last `/` (trailing ones ignored), `/` for a
+    /// component of the root, `.` for a bare name. (Foundation's `deletingLastPathComponent` traps on some
+    /// one-letter paths.)
+    public var folder: InputPath {
+        var trimmed = bytes[...]
+        while trimmed.count > 1, trimmed.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: UInt8(ascii: "/")) else { return InputPath(".") }
+        return slash == trimmed.startIndex ? InputPath("/") : InputPath(bytes: trimmed[..<slash])
+    }
+
     /// `self/name`, without doubling a trailing `/`; `.` joined with a name is the name alone.
     func appending(_ name: some Collection<UInt8>) -> InputPath {
         if bytes == [UInt8(ascii: ".")] { return InputPath(bytes: name) }

@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import SystemSQLite
 
 /// One open SQLite database connection (C API). Owns the handle; closes it on deinit. Not thread-safe:
@@ -25,8 +26,7 @@ final class SQLiteConnection {
         }
         var flags = mode == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         var name = path
-        let folder = (path as NSString).deletingLastPathComponent
-        if mode == .readOnly && access(folder.isEmpty ? "." : folder, W_OK) != 0 {
+        if mode == .readOnly && InputPath(path).folder.withCString({ access($0, W_OK) }) != 0 {
             flags |= SQLITE_OPEN_URI
             name = "file:" + Self.uriPath(path) + "?immutable=1"
         }

@@ -1,6 +1,7 @@
 import AppStore
 import Facts
 import Foundation
+import Ingest
 import Ledger
 import SubscriptionMetrics
 import PlayStore
@@ -158,9 +159,9 @@ public struct ReportJob {
         let partial = PartialState(engine: engine, context: basis.context(generatedBy: settings.generatedBy),
                                    coverage: [buckets.lowerBound..<buckets.upperBound + 1])
         do {
-            try ReportWriter(directory: (path as NSString).deletingLastPathComponent.isEmpty ? "."
-                                : (path as NSString).deletingLastPathComponent)
-                .write(bytes: [((path as NSString).lastPathComponent, partial.encoded())])
+            let file = InputPath(path)
+            try ReportWriter(directory: file.folder.description)
+                .write(bytes: [(String(decoding: file.lastComponent, as: UTF8.self), partial.encoded())])
         } catch {
             throw ReportJobError.write(error)
         }

@@ -47,8 +47,8 @@ struct QuarantineCommand: LoggingCommand {
         // An export is written to a hidden file beside it and renamed into place once complete, so that a
         // failure (exit 3) leaves no half-written export (cli.md).
         let temporary = export.map { path -> String in
-            let url = URL(fileURLWithPath: path)
-            return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
+            let file = InputPath(path)
+            return file.folder.description + "/." + String(decoding: file.lastComponent, as: UTF8.self) + ".partial"
         }
         if let temporary, let export {
             guard FileManager.default.createFile(atPath: temporary, contents: nil),

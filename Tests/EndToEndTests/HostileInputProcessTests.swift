@@ -21,6 +21,22 @@ import Glibc
         return wait()
     }
 
+    /// One-letter paths in the working folder (`--db l`, `--partial p`, `--export q`), on which Foundation's
+    /// `deletingLastPathComponent` traps: every command works as with longer names.
+    @Test func oneLetterPathsAreFilesLikeAnyOther() throws {
+        let directory = try TemporaryDirectory()
+        try IngestFixtures.write(IngestFixtures.lines(0..<3), to: directory.file("i"))
+        let ingest = try Self.run(["ingest", "--db", "l", "--json", "i"], in: directory, tag: "ingest")
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        #expect(ingest.stdout.contains(#""records":{"read":7,"used":6,"duplicate":0,"excluded":1,"quarantined":0}"#))
+        let status = try Self.run(["status", "--db", "l"], in: directory, tag: "status")
+        #expect(status.status == 0, "\(status.stderr)")
+        let partial = try Self.run(["report", "--db", "l", "--shard", "1/1", "--partial", "p"], in: directory, tag: "partial")
+        #expect(partial.status == 0 && FileManager.default.fileExists(atPath: directory.file("p")), "\(partial.stderr)")
+        let export = try Self.run(["quarantine", "--db", "l", "--export", "q"], in: directory, tag: "export")
+        #expect(export.status == 0 && FileManager.default.fileExists(atPath: directory.file("q")), "\(export.stderr)")
+    }
+
     /// Issue 15.1: "A folder holding files with other extensions (.txt, .csv, a .json.bz2, a .log of ndjson):
     /// skipped without a word, exit 0. Recognise files by content (gzip/zip/tar magic, JSON); say every file
     /// skipped and why (skipped_files, stderr), exit 1. Dotfiles are not inputs." Issue 18.6: a FIFO in a folder

@@ -154,4 +154,10 @@ import Testing
         let pattern = InputPath(bytes: Array((folder.path + "/in/caf").utf8) + [0xE9] + Array(".*".utf8))
         #expect(try InputExpander.expand([pattern]).files == [latin1])
     }
+
+    /// A path's folder, by its bytes: `.` for a bare name (one letter too), `/` for the root's children.
+    @Test func aPathsFolder() {
+        let folders = ["l", "ab", "./l", "/l", "a/b/c", "a/b/", "/", "a//b"].map { InputPath($0).folder.description }
+        #expect(folders == [".", ".", ".", "/", "a/b", "a", "/", "a/"])
+    }
 }
