@@ -46,6 +46,8 @@ struct TokenTimeline {
         var open: OpenEpisode?
         var lastAnnouncement: Millis?
         var pausedOrders: Set<String> = []
+        /// Orders a recovery or resume notice announced (filled in, starting at the notice).
+        var anchoredOrders: Set<String> = []
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
@@ -55,17 +57,17 @@ struct TokenTimeline {
         /// ``BillingEpisode/latestLoss(failedAt:)`` at the latest, when Google has given up retrying whatever the
         /// archive shows later.
         /// A grace period only a notification opened (no fetch or hold showed where it ended) was still running
-        /// when the outcome came: a loss ends it (access ended then), a recovery happened inside it, so it is
-        /// taken to run as long as Google's grace can (``longestGrace``), never past a loss.
+        /// when the outcome came: a loss ends it (access ended then); a recovery happened inside it, and with no
+        /// outcome it may still run, so it is taken to run as long as Google's grace can (``longestGrace``).
         func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
             var graceEnd = episode.graceEnd ?? episode.failedAt
-            if episode.graceEnd == nil, phase == .grace, let outcome {
+            if episode.graceEnd == nil, phase == .grace {
                 let longest = episode.failedAt.addingReportingOverflow(TokenTimeline.longestGrace)
                 let cap = longest.overflow ? Millis.max : longest.partialValue
                 graceEnd = switch outcome {
-                case .recovered: cap
-                case .lost(let at): min(at, cap)
+                case .recovered?, nil: cap
+                case .lost(let at)?: min(at, cap)
                 }
             }
             episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(graceEnd, episode.failedAt),
@@ -103,8 +105,22 @@ struct TokenTimeline {
                     }
                 case .recovered?, .renewed?:
                     // In grace, hold or a pause the first notice since the phase began is the recovery or the
-                    // resume; those after it are renewals of the order it started (filled in by the next fetch).
-                    if phase == .active || phase == .none || (lastAnnouncement ?? .min) < phaseSince { lastAnnouncement = t }
+                    // resume: the order it announces starts there, and anchors those after it
+                    // (``ordersResumed(at:after:before:expiry:shownBy:)``) until a resource shows them. (Without
+                    // a length to give that order, the next fetch's order starts there.)
+                    let first = (lastAnnouncement ?? .min) < phaseSince
+                    if first, [Phase.grace, .hold, .paused].contains(phase), let last = periods.last,
+                       let recovered = TokenTimeline.announcedRenewal(after: last, at: t, productId: event.productId, facts: facts,
+                                                                      recoveredAt: t, keepsBillingDate: phase == .grace),
+                       orderIndex[recovered.id] == nil {
+                        if phase != .paused { closeEpisode(.recovered(at: t)) }
+                        orderIndex[recovered.id] = periods.count
+                        anchoredOrders.insert(recovered.id)
+                        periods.append(recovered)
+                        phase = .active
+                        phaseSince = t
+                    }
+                    if phase == .active || phase == .none || first { lastAnnouncement = t }
                 case .inGracePeriod?:
                     if openEpisode() { phase = .grace; phaseSince = t }
                 case .onHold?:
@@ -142,7 +158,10 @@ struct TokenTimeline {
             // before it, at the price its resource states). A fetch of an older order leaves them.
             // A resource showing the renewal the system could not charge proves the orders before it paid: only
             // those announced from it on give way.
+            // The orders before the last one a recovery or resume announced stay: a resource showing it or a later
+            // one is placed from its notice (`resumedAt`), with those in between.
             let declined = TokenTimeline.showsDeclinedOrder(snapshot)
+            var resumedAt: Millis?
             if open == nil, var firstAnnounced = TokenTimeline.trailingAnnounced(periods),
                [GoogleSubscriptionState.active, GoogleSubscriptionState.canceled, GoogleSubscriptionState.expired].contains(snapshot.state.state),
                (snapshot.order.flatMap { orderIndex[$0] } ?? firstAnnounced) >= firstAnnounced {
@@ -152,6 +171,9 @@ struct TokenTimeline {
                           GoogleOrderId.split(periods[firstAnnounced].id)?.base == GoogleOrderId.split(order)?.base {
                         firstAnnounced += 1
                     }
+                } else if let anchor = periods.indices[firstAnnounced...].last(where: { anchoredOrders.contains(periods[$0].id) }) {
+                    firstAnnounced = anchor
+                    resumedAt = periods[anchor].start
                 }
                 for announced in periods[firstAnnounced...] { orderIndex[announced.id] = nil }
                 periods.removeSubrange(firstAnnounced...)
@@ -207,6 +229,16 @@ struct TokenTimeline {
                 case .expired, .deferred:
                     start = announced ?? t
                 case .active, .none:
+                    if let resumedAt, let last = periods.last {
+                        let resumed = TokenTimeline.ordersResumed(at: resumedAt, after: last, before: order, expiry: expiry,
+                                                                  shownBy: snapshot)
+                        for renewal in resumed {
+                            orderIndex[renewal.id] = periods.count
+                            periods.append(renewal)
+                        }
+                        start = resumed.last?.end ?? resumedAt
+                        break
+                    }
                     let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
                                                      after: periods.last, facts: facts, shownBy: snapshot)
                     for missing in placed.missing {
@@ -292,21 +324,6 @@ struct TokenTimeline {
             default:
                 // PENDING, UNSPECIFIED, PENDING_PURCHASE_CANCELED and states unknown to us change nothing.
                 continue
-            }
-        }
-        // A recovery or a resume that only its notice shows (no fetch came after it): the order it announced, and
-        // one more for each SUBSCRIPTION_RENEWED after it.
-        if [Phase.grace, .hold, .paused].contains(phase), let recoveredAt = lastAnnouncement, recoveredAt >= phaseSince,
-           let last = periods.last,
-           let recovered = TokenTimeline.announcedRenewal(after: last, at: recoveredAt, productId: nil, facts: facts,
-                                                          recoveredAt: recoveredAt, keepsBillingDate: phase == .grace) {
-            if phase != .paused { closeEpisode(.recovered(at: recoveredAt)) }
-            periods.append(recovered)
-            for event in facts.events where event.at > recoveredAt && event.type == GoogleNotificationType.renewed.rawValue {
-                guard let previous = periods.last,
-                      let renewal = TokenTimeline.announcedRenewal(after: previous, at: event.at, productId: event.productId,
-                                                                   facts: facts) else { continue }
-                periods.append(renewal)
             }
         }
         if open != nil { closeEpisode(nil) }

@@ -747,6 +747,51 @@ struct GoogleGraceTrapTests {
         #expect(paused.history.episodes.isEmpty)
     }
 
+    /// Two billing issues in a row, then a pause and one more, all known only by notifications until one fetch in
+    /// May: each recovery or resume starts the order it announced, so each failure is dated at the end of the
+    /// order before it and each episode is its own.
+    @Test func billingIssuesAndAPauseInARowKnownOnlyByNotifications() throws {
+        var twice = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        for (type, at) in [(6, "2026-02-10T10:00:00Z"), (5, "2026-02-17T10:00:00Z"), (1, "2026-02-25T12:00:00Z"),
+                           (6, "2026-03-25T12:00:00Z"), (5, "2026-04-01T12:00:00Z"), (1, "2026-04-05T12:00:00Z"),
+                           (2, "2026-05-05T12:00:00Z")] {
+            try twice.notify(type, at)
+        }
+        try twice.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-05-20T00:00:00Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-06-05T12:00:00Z", order: "GPA.1234-5678-9012-34567..2")
+        #expect(twice.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-25T12:00:00.000Z 2026-03-25T12:00:00.000Z",
+            "1 2026-04-05T12:00:00.000Z 2026-05-05T12:00:00.000Z",
+            "2 2026-05-05T12:00:00.000Z 2026-06-05T12:00:00.000Z",
+        ])
+        #expect(twice.history.episodes.map(\.failedAt) == [ms("2026-02-10T10:00:00Z"), ms("2026-03-25T12:00:00Z")])
+        #expect(twice.history.episodes.map(\.outcome) == [.recovered(at: ms("2026-02-25T12:00:00Z")),
+                                                           .recovered(at: ms("2026-04-05T12:00:00Z"))])
+
+        var paused = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        for (type, at) in [(10, "2026-02-10T10:00:00Z"), (1, "2026-04-02T09:00:00Z"), (6, "2026-05-02T09:00:00Z"),
+                           (5, "2026-05-09T09:00:00Z"), (1, "2026-05-15T09:00:00Z")] {
+            try paused.notify(type, at)
+        }
+        try paused.fetch("SUBSCRIPTION_STATE_ACTIVE", at: "2026-05-20T00:00:00Z", start: "2026-01-10T10:00:00Z",
+                         expiry: "2026-06-15T09:00:00Z", order: "GPA.1234-5678-9012-34567..1")
+        #expect(paused.orders.suffix(2) == ["0 2026-04-02T09:00:00.000Z 2026-05-02T09:00:00.000Z",
+                                            "1 2026-05-15T09:00:00.000Z 2026-06-15T09:00:00.000Z"])
+        #expect(paused.history.episodes == [BillingEpisode(failedAt: ms("2026-05-02T09:00:00Z"), graceEnd: ms("2026-05-09T09:00:00Z"),
+                                                           outcome: .recovered(at: ms("2026-05-15T09:00:00Z")))])
+    }
+
+    /// A grace period only its notice shows, with nothing after it in the archive: still running, as long as
+    /// Google's can, so that an as-of inside it counts the subscription paid whatever the archive holds later.
+    @Test func aNotifiedGraceWithNoOutcomeYetRunsAsLongAsGooglesCan() throws {
+        var token = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try token.notify(6, "2026-02-10T10:00:00Z")
+        let e = ms("2026-02-10T10:00:00Z")
+        #expect(token.history.episodes == [BillingEpisode(failedAt: e, graceEnd: e + 30 * 86_400_000,
+                                                          outcome: .lost(at: e + 60 * 86_400_000))])
+    }
+
     /// A fetch in account hold shows the expiry grace extended access to, though no record of the grace itself
     /// was archived: that is G.
     @Test func aHoldFetchShowsTheGraceEnd() throws {
