@@ -122,11 +122,13 @@ struct Timeline: Sendable {
     /// Length (ms) of the billing period `period` was sold as: to the end it was sold with (before an upgrade or
     /// replacement cut it short, or an extension lengthened it, ``Period/scheduledEnd``), from its start, or, for
     /// a period that recovered a billing issue inside grace and so kept the old renewal date, from the failed
-    /// renewal E.
+    /// renewal E. (Only a renewal of the product that failed keeps that date: another product bought in grace,
+    /// an upgrade, starts a whole period of its own.)
     func nominalLength(of period: Period) -> Int64 {
         let soldEnd = period.scheduledEnd ?? period.end
         for episode in episodes {
-            if case .recovered(let at) = episode.outcome, at == period.start, at < episode.graceEnd, episode.failedAt < period.start {
+            if case .recovered(let at) = episode.outcome, at == period.start, at < episode.graceEnd, episode.failedAt < period.start,
+               history.periods.contains(where: { $0.end == episode.failedAt && $0.productId == period.productId }) {
                 return FullWidth.subtract(soldEnd, episode.failedAt)
             }
         }
@@ -164,11 +166,14 @@ struct Timeline: Sendable {
     /// period's length is the credit's worth of time, no billing term: it takes the term of the renewal after it
     /// (its product's next period, started by the as-of time), else the one of the period its change of plan
     /// replaced (a base plan and its add-ons share one billing period; a change to another billing period is
-    /// misread until its renewal shows), else its own length.
+    /// misread until its renewal shows), else its own length. So does the first order after any Google change of
+    /// plan, which runs the credit's worth or what was left of the old period (time proration, a prorated charge,
+    /// no proration) unless it was charged in full (a whole period of the new plan): its own length counts only as
+    /// a whole billing duration at least as long as the replaced plan's.
     private func listedTerm(of period: Period, prices list: PriceList) -> BillingDuration {
         if let listed = list.duration(platform: history.platform, productId: period.productId) { return listed }
         let own = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
-        guard period.isProration else { return own }
+        guard period.isProration || (history.platform == .google && followsAChange(period)) else { return own }
         func term(_ other: Period) -> BillingDuration? {
             guard !other.isProration, !other.isTrial, !other.isIntroductory else { return nil }
             let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: other))
@@ -178,7 +183,10 @@ struct Timeline: Sendable {
         let renewal = history.periods.lazy.filter {
             $0.productId == period.productId && $0.start >= period.end && $0.start <= asOf
         }.compactMap(term).first
-        return renewal ?? replaced(before: period).flatMap(term) ?? own
+        if let renewal { return renewal }
+        let replacedTerm = replaced(before: period).flatMap(term)
+        if !period.isProration, let replacedTerm, own.unit != .day, own.shortestDays >= replacedTerm.shortestDays { return own }
+        return replacedTerm ?? own
     }
 
     /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).

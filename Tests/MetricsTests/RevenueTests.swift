@@ -246,6 +246,37 @@ import Testing
         #expect(try tables([alone], asOf: utc(2026, 3, 31)).revenueMonthly.map(line) == ["2026-03,google,music,USD,0.00,0.00,0.00,1,0,1,22.91"])
     }
 
+    /// The first order after a Google change of plan that no payload marks as a proration (a v1 resource, a v2
+    /// one without `offerPhase`) runs the credit's worth of time: 8 days on a monthly plan is no week, so its MRR
+    /// takes the replaced plan's month. Charged in full, a whole year after a month is the year it was sold as.
+    @Test func theFirstGoogleOrderAfterAChangeOfPlanRunsOverABillingTerm() throws {
+        func upgrade(to product: String, _ end: Millis, price: Int64) -> SubscriptionHistory {
+            var basic = paid("GPA.5", "basic", utc(2026, 1, 1), utc(2026, 2, 1), price: 4_990_000)
+            basic.end(replacedAt: utc(2026, 1, 25))
+            basic.endReason = .replaced
+            return SubscriptionHistory(platform: .google, id: product, periods: [
+                basic, paid("GPA.7", product, utc(2026, 1, 25), end, price: price),
+            ])
+        }
+        let credited = try tables([upgrade(to: "premium", utc(2026, 2, 2), price: 9_990_000)], asOf: utc(2026, 1, 31))
+        #expect(credited.revenueMonthly.first { $0.productId == "premium" }?.mrrEnd.text == "9.99")
+        let annual = try tables([upgrade(to: "premium_annual", utc(2027, 1, 25), price: 99_990_000)], asOf: utc(2026, 1, 31))
+        #expect(annual.revenueMonthly.first { $0.productId == "premium_annual" }?.mrrEnd.text == "8.33")
+    }
+
+    /// An Apple upgrade bought during grace starts a whole period of its own (a year), which its MRR runs over;
+    /// only a renewal of the product that failed keeps the old renewal date, its length counted from E.
+    @Test func anUpgradeBoughtInGraceIsAWholePeriod() throws {
+        var monthly = paid("m1", "monthly", utc(2024, 3, 5), utc(2024, 4, 5), price: 9_990_000)
+        monthly.endReason = .billingIssue
+        var history = SubscriptionHistory(platform: .apple, id: "g", periods: [
+            monthly, paid("y1", "yearly", utc(2024, 4, 8), utc(2025, 4, 8), price: 49_990_000),
+        ])
+        history.episodes = [BillingEpisode(failedAt: utc(2024, 4, 5), graceEnd: utc(2024, 4, 21), outcome: .recovered(at: utc(2024, 4, 8)))]
+        let result = try tables([history], asOf: utc(2024, 4, 30))
+        #expect(result.revenueMonthly.first { $0.productId == "yearly" }?.mrrEnd.text == "4.17")
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """
