@@ -17,6 +17,13 @@ public struct JSONParser {
     /// Deepest nesting accepted; store payloads nest fewer than ten levels.
     public static let maximumDepth = 512
 
+    /// The most memory (bytes, estimated) the values of one JSON text may take once parsed. A value's tree takes
+    /// many times its text (an 8-byte `{"b":1}` reserves room for 8 members), so a record of a few megabytes of
+    /// tiny values would take gigabytes; the largest store records (a receipt of years of renewals, a Pub/Sub
+    /// pull of 1,000 messages) take a few. A text past it is an error, quarantined with its record, and the
+    /// parser stops there, so that memory stays flat whatever an archive holds.
+    public static let memoryBudget = 32 * 1024 * 1024
+
     /// Parses one complete JSON text; surrounding whitespace is allowed, anything else after the value is not.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSON {
         let result: Result<JSON, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
@@ -47,6 +54,9 @@ public struct JSONParser {
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        /// What is left of ``JSONParser/memoryBudget``: each value charges its slot, an object or array the room
+        /// reserved for its members, a string or number longer than Swift keeps inline its bytes.
+        var budget = JSONParser.memoryBudget
 
         mutating func skipWhitespace() {
             while index < bytes.count {
@@ -66,16 +76,33 @@ public struct JSONParser {
         mutating func value(depth: Int) throws(JSONParseError) -> JSON {
             guard depth < JSONParser.maximumDepth else { throw fail("nesting deeper than \(JSONParser.maximumDepth)") }
             guard index < bytes.count else { throw fail("unexpected end of input") }
+            budget -= 24
+            switch bytes[index] {
+            case UInt8(ascii: "{"): budget -= 384
+            case UInt8(ascii: "["): budget -= 128
+            default: break
+            }
+            guard budget >= 0 else {
+                throw fail("too large to read: its values would take more than \(JSONParser.memoryBudget >> 20) MiB of memory "
+                           + "(a store record takes a few); split it into records")
+            }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
-            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "\""): return .string(try charged(string()))
             case UInt8(ascii: "t"): try literal("true"); return .bool(true)
             case UInt8(ascii: "f"): try literal("false"); return .bool(false)
             case UInt8(ascii: "n"): try literal("null"); return .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try charged(number()))
             default: throw fail("unexpected character")
             }
+        }
+
+        /// `text`, its bytes charged to the budget when Swift cannot keep it inline (more than 15).
+        mutating func charged(_ text: String) -> String {
+            let count = text.utf8.count
+            if count > 15 { budget -= count + 32 }
+            return text
         }
 
         mutating func literal(_ word: StaticString) throws(JSONParseError) {
@@ -99,7 +126,7 @@ public struct JSONParser {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
                 let keyStart = index
-                let key = try string()
+                let key = try charged(string())
                 guard names.insert(key, into: object) else { throw duplicate(key, at: keyStart) }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }

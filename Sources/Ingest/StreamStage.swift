@@ -47,6 +47,8 @@ enum StreamLimits {
     /// Bytes read from a file (and inflated) per step: large enough to amortise calls, small enough to stay in cache.
     static let chunkSize = 256 * 1024
     /// Longest record kept whole. A longer one is yielded cut at this length, so that it is quarantined as
-    /// malformed rather than buffered without bound.
-    static let maximumRecordBytes = 64 * 1024 * 1024
+    /// malformed rather than buffered without bound. The largest store records (a receipt of years of renewals, a
+    /// Pub/Sub pull of 1,000 messages) take about a megabyte; several records of this length are in flight at
+    /// once (the reader's, each worker's, the store's queue), so it bounds the ingest's memory.
+    static let maximumRecordBytes = 16 * 1024 * 1024
 }

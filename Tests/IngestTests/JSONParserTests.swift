@@ -125,4 +125,20 @@ import Testing
             #expect(throws: JSONParseError.self) { try JSONParser.parse(Array("\"\(before)".utf8)) }
         }
     }
+
+    /// A text whose parsed values would take more than ``JSONParser/memoryBudget`` is refused where the budget
+    /// runs out (a few megabytes of tiny objects would otherwise take gigabytes); a text of as many bytes in
+    /// few long strings is read.
+    @Test func aTextOfTooManyValuesIsRefusedWithinTheBudget() throws {
+        let tiny = "[" + Array(repeating: #"{"b":1}"#, count: 200_000).joined(separator: ",") + "]"
+        do {
+            _ = try JSONParser.parse(tiny)
+            Issue.record("200,000 objects parsed")
+        } catch {
+            #expect(error.message.hasPrefix("too large to read") && error.quarantineReason == .malformedJSON)
+            #expect(error.offset < tiny.utf8.count / 2, "refused where the budget ran out: \(error.offset)")
+        }
+        let long = "[" + Array(repeating: "\"" + String(repeating: "x", count: 7_000) + "\"", count: 100).joined(separator: ",") + "]"
+        #expect(try JSONParser.parse(long).array?.count == 100)
+    }
 }
