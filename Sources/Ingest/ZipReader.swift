@@ -35,16 +35,22 @@ struct ZipReader {
         return damages.map { Damage(file: $0.file, offset: min(max($0.offset, 0), source.size), reason: $0.reason) }
     }
 
-    /// Every entry the central directory lists, in order.
+    /// Every entry the central directory lists, in order: as many as its end record counts, and on to the end of
+    /// the directory its size states (a zip of more than 65,535 members written without zip64 counts them modulo
+    /// 65,536; `unzip` and Python read them all too).
     private func readDirectory(_ directory: ZipDirectory, damages: inout [Damage],
                                emit: (RawRecord) throws -> Void) throws {
         var offset = directory.offset
         var claimed = ClaimedRanges()
-        for index in 0..<directory.entries {
+        var index: Int64 = 0
+        while index < directory.entries || offset < directory.end {
             guard let entry = try ZipEntry.central(in: source, at: offset) else {
+                // Past the count, the stated size may be wrong: the entries counted were all there.
+                guard index < directory.entries else { return }
                 throw StageDamage(offset: offset, reason: "zip directory damaged at entry \(index + 1) of \(directory.entries)")
             }
             offset = entry.next
+            index += 1
             guard entry.isReadable else { continue }
             try read(entry, claimed: &claimed, damages: &damages, emit: emit)
         }
@@ -221,6 +227,8 @@ struct ClaimedRanges {
 struct ZipDirectory {
     var entries: Int64
     var offset: Int64
+    /// Where the directory ends, by the size its record states (`offset` + size, saturating).
+    var end: Int64
 
     /// Finds the record in the last 64 KiB + 22 bytes (its comment is at most 65,535 bytes); `nil` when there
     /// is none (the file was cut off, or is not a zip).
@@ -232,7 +240,8 @@ struct ZipDirectory {
             if tail[index] == 0x50, tail[index + 1] == 0x4B, tail[index + 2] == 0x05, tail[index + 3] == 0x06 {
                 let record = Array(tail[index...])
                 let recordOffset = source.size - tailSize + Int64(index)
-                var directory = ZipDirectory(entries: Int64(record.uint16(10)), offset: Int64(record.uint32(16)))
+                var directory = ZipDirectory(entries: Int64(record.uint16(10)), offset: Int64(record.uint32(16)),
+                                             end: Int64(record.uint32(16)) + Int64(record.uint32(12)))
                 let needsZip64 = record.uint16(10) == 0xFFFF || record.uint32(16) == 0xFFFF_FFFF
                 if needsZip64, let zip64 = try zip64(in: source, before: recordOffset) {
                     directory = zip64
@@ -255,9 +264,11 @@ struct ZipDirectory {
         guard offset <= UInt64(Int64.max), let record = try source.bytes(at: Int64(offset), count: 56),
               record.starts(with: [0x50, 0x4B, 0x06, 0x06]) else { return nil }
         let entries = record.uint64(32)
+        let size = record.uint64(40)
         let start = record.uint64(48)
-        guard entries <= UInt64(Int64.max), start <= UInt64(Int64.max) else { return nil }
-        return ZipDirectory(entries: Int64(entries), offset: Int64(start))
+        guard entries <= UInt64(Int64.max), start <= UInt64(Int64.max), size <= UInt64(Int64.max) else { return nil }
+        let end = Int64(start).addingReportingOverflow(Int64(size))
+        return ZipDirectory(entries: Int64(entries), offset: Int64(start), end: end.overflow ? .max : end.partialValue)
     }
 }
 

@@ -423,6 +423,28 @@ import Testing
         #expect(result.damages.first?.offset == Int64(name + "notes.md".utf8.count))
     }
 
+    /// An end record that counts fewer entries than its directory holds (a zip of more than 65,535 members
+    /// written without zip64 counts them modulo 65,536; here 0 and 1 of 3): every entry to the directory's stated
+    /// end is read, as `unzip` reads them. One that counts more than there are is still damage.
+    @Test func zipEntriesPastTheEndRecordsCountAreRead() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/export.zip"
+        try ZipBuilder.write(path, members: (0..<3).map { ("day\($0).ndjson", Array((Self.lines[$0] + "\n").utf8)) })
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let record = bytes.count - 22
+        #expect(Array(bytes[record..<record + 4]) == [0x50, 0x4B, 0x05, 0x06])
+        for (count, expected) in [(0, Self.lines), (1, Self.lines), (3, Self.lines)] {
+            var edited = bytes
+            for at in [record + 8, record + 10] { edited[at] = UInt8(count); edited[at + 1] = 0 }
+            let result = try readAll(try folder.write("edited-\(count).zip", edited))
+            #expect(result.texts == expected && result.damages.isEmpty, "count \(count)")
+        }
+        var overstated = bytes
+        for at in [record + 8, record + 10] { overstated[at] = 5; overstated[at + 1] = 0 }
+        let result = try readAll(try folder.write("overstated.zip", overstated))
+        #expect(result.texts == Self.lines && result.damages.map(\.reason) == ["zip directory damaged at entry 4 of 5"])
+    }
+
     /// Hidden members are not inputs, as hidden files in a folder are: the AppleDouble files macOS puts into the
     /// tars and zips it makes (`._x.ndjson`, `__MACOSX/._x.ndjson`) hold attributes, not records, and are passed
     /// over without a damage or a quarantined line; `./` paths are not hidden.
