@@ -147,6 +147,21 @@ struct PayloadFields {
     }
 
     func has(_ key: String) -> Bool { member(key) != nil }
+
+    /// Whether a marker message is set: Google sends one as an object (`testPurchase: {}`, `freeTrial: {}`), so an
+    /// object (or `[]`) is set and absent or `null` is not; a backend that mapped it to a boolean wrote `true` or
+    /// `false` (also as `"false"`, `0`), read as such. Any other value is an error naming the field.
+    func marker(_ key: String) throws(PayloadError) -> Bool {
+        guard let value = member(key) else { return false }
+        switch value {
+        case .object, .array: return try object(key) != nil
+        default:
+            guard let set = value.bool else {
+                throw PayloadError(detail: "\(name(key)) is neither an object nor a boolean: \(JSONWriter.compact(value).prefix(80))")
+            }
+            return set
+        }
+    }
 }
 
 /// The unusable parts of one record, collected while its usable parts are read.

@@ -75,7 +75,7 @@ extension PlayStoreTranslator {
         let completedAt = try body.time("purchaseCompletionTime")
         let state = try body.object("purchaseStateContext")?.string("purchaseState")
         _ = try body.string("acknowledgementState")
-        if body.has("testPurchaseContext") {
+        if try body.marker("testPurchaseContext") {
             // Marked whatever else is missing (a time, a product), so that the token's notifications are excluded
             // with it.
             let at = completedAt ?? envelope.receivedAt ?? times.earliest

@@ -171,25 +171,25 @@ extension PlayStoreTranslator {
                 line.price = micros
             }
         }
-        line.prepaid = item.has("prepaidPlan")
+        line.prepaid = try item.marker("prepaidPlan")
         line.replacedBy = try item.object("deferredItemReplacement")?.string("productId")
         if let phase = try item.object("offerPhase") {
-            if phase.has("freeTrial") {
+            if try phase.marker("freeTrial") {
                 line.flags.insert(.trial)
                 line.price = 0
                 line.paymentState = 2
-            } else if phase.has("introductoryPrice") {
+            } else if try phase.marker("introductoryPrice") {
                 // The recurring price is the base price; what an introductory phase charges is not in the resource.
                 line.flags.insert(.introductory)
                 line.price = nil
                 line.paymentState = 1
-            } else if phase.has("prorationPeriod") {
+            } else if try phase.marker("prorationPeriod") {
                 // Time a change of plan credited (or an add-on aligned with its base plan): the replacement mode,
                 // which the resource does not state, decides whether it was free or charged a difference or the
                 // full price. The recurring price stays, as the rate its MRR runs at.
                 line.flags.insert(.prorated)
                 line.paymentState = 1
-            } else if phase.has("basePrice") {
+            } else if try phase.marker("basePrice") {
                 line.paymentState = 1
             }
         }
@@ -239,9 +239,9 @@ extension PlayStoreTranslator {
             () throws(PayloadError) -> (reason: Int?, at: Millis?)? in
             guard let context = try body.object("canceledStateContext") else { return nil }
             if let user = try context.object("userInitiatedCancellation") { return (0, try user.time("cancelTime")) }
-            if context.has("systemInitiatedCancellation") { return (1, nil) }
-            if context.has("replacementCancellation") { return (2, nil) }
-            if context.has("developerInitiatedCancellation") { return (3, nil) }
+            if try context.marker("systemInitiatedCancellation") { return (1, nil) }
+            if try context.marker("replacementCancellation") { return (2, nil) }
+            if try context.marker("developerInitiatedCancellation") { return (3, nil) }
             return (nil, nil)
         }
         var cancelReason = cancellation?.reason
@@ -260,7 +260,7 @@ extension PlayStoreTranslator {
                 ?? Self.provenTime(state: stateName, start: start, expiry: expiry, order: order, cancelledAt: cancelledAt) else {
             throw PayloadError(detail: "neither received_at nor startTime is present")
         }
-        if body.has("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
+        if try body.marker("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
         let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: item?.paymentState,
                                             cancelReason: cancelReason)
         var flags = item?.flags ?? []

@@ -316,6 +316,21 @@ struct SubscriptionResourceTests {
         #expect(translator.translate(try record(.googleSubscriptionV2, php, receivedAt: fetched, token: "t")) == marker(start))
         let product = #"{"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"1704067200000","purchaseState":0,"purchaseType":0}"#
         #expect(translator.translate(try record(.googleProductV1, product, token: "t", product: "p")) == marker(start, observedAt: start))
+        // A backend that mapped the marker to a boolean: `false` (also "false", 0, null) is no test, `true` is one;
+        // anything else is no marker at all, and says so.
+        for value in ["false", "\"false\"", "0", "null"] {
+            let real = v2.replacingOccurrences(of: "\"testPurchase\":{}", with: "\"testPurchase\":\(value)")
+            #expect(!usedFacts(translator.translate(try record(.googleSubscriptionV2, real, receivedAt: fetched, token: "t"))).isEmpty,
+                    "testPurchase: \(value)")
+        }
+        let boolean = v2.replacingOccurrences(of: "\"testPurchase\":{}", with: "\"testPurchase\":true")
+        #expect(translator.translate(try record(.googleSubscriptionV2, boolean, receivedAt: fetched, token: "t")) == marker(start))
+        let odd = v2.replacingOccurrences(of: "\"testPurchase\":{}", with: "\"testPurchase\":\"maybe\"")
+        guard case .quarantined(.invalidPayload, let detail) = translator.translate(try record(.googleSubscriptionV2, odd, receivedAt: fetched, token: "t")) else {
+            Issue.record("testPurchase: \"maybe\" not quarantined")
+            return
+        }
+        #expect(detail.contains("testPurchase is neither an object nor a boolean"), "\(detail)")
     }
 
     @Test func wrongTypesAreInvalidPayload() throws {
