@@ -35,9 +35,9 @@ public struct AppStoreTranslator: StoreTranslator {
     /// DID_RENEW BILLING_RECOVERY, V1 DID_RECOVER or RENEWAL) states its billing issue, a Get Transaction Info
     /// response is read; 17: a renewal info's outcome dated by `renewalDate`, never by a refund request's older
     /// transaction, a receipt's upgraded transaction ending at its upgrade, a billing retry stated over ending the
-    /// episode) plus ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
-    /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 17 + AppleFactCodec.version
+    /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range) plus ``AppleFactCodec/version``, so
+    /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 18 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

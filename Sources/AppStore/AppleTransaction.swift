@@ -107,7 +107,9 @@ struct AppleTransaction {
         self.purchased = purchased
         if let milliunits = t["price"]?.int64 {
             let (micros, overflow) = milliunits.multipliedReportingOverflow(by: 1000)
-            guard !overflow, micros >= 0 else { throw .invalid("transaction \(transactionId) has an out-of-range price: \(milliunits)") }
+            guard !overflow, (0...Fact.largestAmountMicros).contains(micros) else {
+                throw .invalid("transaction \(transactionId) has an out-of-range price: \(milliunits)")
+            }
             priceMicros = micros
         }
         if let expiresValue = t["expiresDate"], !expiresValue.isNull {

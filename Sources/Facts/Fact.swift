@@ -12,6 +12,12 @@
 /// summarised in `docs/DESIGN.md`. Only three kinds have a meaning the ledger relies on:
 /// ``Kind/link`` (this subject continues the subject in ``ref``), ``Kind/user`` and ``Kind/testPurchase``.
 public struct Fact: Sendable, Hashable {
+    /// The largest price a record may state (micros): a billion units of any currency, more than any store
+    /// charges (the App Store's highest price, about US$10,000, is some 250 million Vietnamese dong). A larger one
+    /// is garbage or hostile, and summed would saturate a month's revenue; the record or part stating it is
+    /// quarantined naming the field.
+    public static let largestAmountMicros: Int64 = 1_000_000_000 * 1_000_000
+
     /// The store the fact comes from.
     public var platform: Platform
     /// What the fact is about: Apple `original_transaction_id`, Google purchase token, or for a one-time
@@ -32,7 +38,8 @@ public struct Fact: Sendable, Hashable {
     public var productId: String?
     /// A second instant (ms, UTC): a period's end, a grace period's end, a scheduled resume.
     public var end: Millis?
-    /// An amount in millionths of the currency's major unit (Google micros; Apple milliunits × 1000).
+    /// An amount in millionths of the currency's major unit (Google micros; Apple milliunits × 1000), from 0 to
+    /// ``largestAmountMicros``.
     public var amountMicros: Int64?
     /// ISO 4217 currency code of ``amountMicros``, or the currency a record's context names.
     public var currency: String?

@@ -21,8 +21,9 @@ public struct RecordParser: Sendable {
     /// recognised. 5: `received_at` is part of a content key (``DedupKey``). 6: only of a payload that does not
     /// date its own statement; a pretty-printed document among lines is one record. 7: Pub/Sub messages pulled
     /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised. 8: an empty pull response
-    /// (`receivedMessages` `{}` or `null`) too.
-    public static let rulesVersion: Int64 = 8
+    /// (`receivedMessages` `{}` or `null`) too. 9: a record whose parsed values would pass
+    /// ``JSONParser/memoryBudget``, or longer than 16 MiB, is quarantined.
+    public static let rulesVersion: Int64 = 9
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes
@@ -79,11 +80,10 @@ public struct RecordParser: Sendable {
         }
         let sniffed = try recognize(body, declared: declared)
         let source = declared ?? sniffed.source
-        if envelope.receivedAt == nil, let published = sniffed.publishedAt {
-            guard times.contains(published) else {
-                throw RecordRejection(reason: .implausibleTimestamp,
-                                      detail: times.detail(field: "the push message's publishTime", instant: published))
-            }
+        // A Pub/Sub message's `publishTime` dates a record logged without `received_at`, as a pull response's
+        // messages are dated. Only a fallback (a notification states its own `eventTimeMillis`): an implausible one
+        // is not used, and the record stands or falls by its own times.
+        if envelope.receivedAt == nil, let published = sniffed.publishedAt, times.contains(published) {
             envelope.receivedAt = published
         }
         let key = DedupKey.make(source: source, payload: sniffed.payload, envelope: envelope, identity: sniffed.identity)

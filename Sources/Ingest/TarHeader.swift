@@ -70,9 +70,12 @@ struct TarHeader: Sendable, Hashable {
         return value
     }
 
-    /// The `path` of a pax extended header (`"<length> <key>=<value>\n"` records), if it has one.
-    static func paxPath(_ data: [UInt8]) -> String? {
+    /// The `path` and `size` of a pax extended header (`"<length> <key>=<value>\n"` records), where it has them:
+    /// pax writers put a member's size there when the header's 12 octal digits cannot hold it (8 GiB or more),
+    /// leaving the header's size 0. A `size` that is no decimal count is not read.
+    static func paxRecords(_ data: [UInt8]) -> (path: String?, size: Int64?) {
         var path: String?
+        var size: Int64?
         var index = 0
         while index < data.count {
             guard let space = data[index...].firstIndex(of: UInt8(ascii: " ")),
@@ -80,14 +83,17 @@ struct TarHeader: Sendable, Hashable {
                   length > 0, index + length <= data.count
             else { break }
             let record = data[(space + 1)..<(index + length)]
-            if let equals = record.firstIndex(of: UInt8(ascii: "=")),
-               String(decoding: record[record.startIndex..<equals], as: UTF8.self) == "path" {
+            if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
                 var value = record[(equals + 1)...]
                 if value.last == 0x0A { value = value.dropLast() }
-                path = String(decoding: value, as: UTF8.self)
+                switch String(decoding: record[record.startIndex..<equals], as: UTF8.self) {
+                case "path": path = String(decoding: value, as: UTF8.self)
+                case "size": size = Int64(String(decoding: value, as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
+                default: break
+                }
             }
             index += length
         }
-        return path
+        return (path, size)
     }
 }

@@ -1,7 +1,7 @@
 /// Reads a tar stream (POSIX ustar, pax and GNU variants) and pushes each regular member through the stages its
 /// name calls for. Nothing is written to disk: member paths are only names.
 ///
-/// Honoured: 512-byte headers with verified checksums, ustar `prefix`, pax extended headers (`path`), GNU
+/// Honoured: 512-byte headers with verified checksums, ustar `prefix`, pax extended headers (`path`, `size`), GNU
 /// `././@LongLink` long names, octal and base-256 sizes, padding to 512 bytes. Directories, links and devices are
 /// skipped. Damage inside one member (say a cut gzip) is recorded and the member skipped; a cut or corrupt
 /// header ends the archive, with every member before it kept, and so does anything but zeros after the
@@ -35,6 +35,8 @@ struct TarStage: StreamStage {
     private var extendedData: [UInt8] = []
     /// Long name from a pax `path` record or a GNU long-name entry, for the next member.
     private var pendingPath: String?
+    /// Size from a pax `size` record, for the next entry (the header's own size is then 0).
+    private var pendingSize: Int64?
     /// Tar stream bytes consumed so far.
     private var position: Int64 = 0
     /// Tar stream offset of the current entry's header, for padding and messages.
@@ -163,14 +165,15 @@ struct TarStage: StreamStage {
             throw StageDamage(offset: origin.offset(at: index - 512),
                               reason: "tar \(label): invalid header (checksum mismatch) at tar byte \(entryStart)")
         }
-        let size = parsed.size
+        var size = parsed.size
         switch parsed.type {
         case UInt8(ascii: "x"), UInt8(ascii: "L"):
             extendedData.removeAll(keepingCapacity: true)
             state = size > 0 ? .extended(kind: parsed.type, remaining: size) : .header
         case UInt8(ascii: "0"), 0, UInt8(ascii: "7"):
             let path = pendingPath ?? parsed.name
-            pendingPath = nil
+            size = pendingSize ?? size
+            (pendingPath, pendingSize) = (nil, nil)
             memberStage = stagesForMember(path)
             guard size == 0 else {
                 state = .member(path: path, remaining: size)
@@ -185,7 +188,10 @@ struct TarStage: StreamStage {
             state = .header
         default:
             // Global pax headers, directories, links, devices, GNU long link names: nothing to read.
-            if parsed.type != UInt8(ascii: "g") && parsed.type != UInt8(ascii: "K") { pendingPath = nil }
+            if parsed.type != UInt8(ascii: "g") && parsed.type != UInt8(ascii: "K") {
+                size = pendingSize ?? size
+                (pendingPath, pendingSize) = (nil, nil)
+            }
             state = size > 0 ? .skip(remaining: size) : .header
         }
     }
@@ -194,8 +200,10 @@ struct TarStage: StreamStage {
         if kind == UInt8(ascii: "L") {
             let name = extendedData.prefix { $0 != 0 }
             pendingPath = String(decoding: name, as: UTF8.self)
-        } else if let path = TarHeader.paxPath(extendedData) {
-            pendingPath = path
+        } else {
+            let records = TarHeader.paxRecords(extendedData)
+            if let path = records.path { pendingPath = path }
+            if let size = records.size { pendingSize = size }
         }
         extendedData.removeAll(keepingCapacity: true)
     }

@@ -46,6 +46,9 @@ struct PayloadFields {
     func micros(_ key: String) throws(PayloadError) -> Int64? {
         guard let value = try int64(key) else { return nil }
         guard value >= 0 else { throw PayloadError(detail: "\(name(key)) is negative: \(value)") }
+        guard value <= Fact.largestAmountMicros else {
+            throw PayloadError(detail: "\(name(key)) is \(value), more than any store charges")
+        }
         return value
     }
 

@@ -18,11 +18,18 @@ extension PlayStoreTranslator {
         // A push or a pulled message wraps the Pub/Sub message; a bare one (a string `data`) is it.
         let message = try fields.object("message") ?? (fields.json["data"]?.string != nil ? fields : nil)
         if let message, let data = try message.string("data") {
-            guard let bytes = Base64URL.decode(data), let decoded = try? JSONParser.parse(bytes), case .object = decoded else {
-                throw PayloadError(detail: "message.data is not base64 of a JSON object")
+            guard let bytes = Base64URL.decode(data) else { throw PayloadError(detail: "message.data is not base64") }
+            let decoded: JSON
+            do {
+                decoded = try JSONParser.parse(bytes)
+            } catch {
+                throw PayloadError(reason: error.quarantineReason, detail: "message.data: \(error)")
             }
+            guard case .object = decoded else { throw PayloadError(detail: "message.data is not base64 of a JSON object") }
             fields = PayloadFields(decoded, times: times)
-            if let package = try fields.string("packageName"), !packageNames.isEmpty, !packageNames.contains(package) {
+            // The notification's own package, else the envelope's (a wrapper has none of its own).
+            if let package = try fields.string("packageName") ?? envelope.packageName, !packageNames.isEmpty,
+               !packageNames.contains(package) {
                 return .quarantined(.wrongPackage, detail: "package \(package) is not one of \(packageNames.sorted().joined(separator: ", "))")
             }
         }

@@ -93,6 +93,8 @@ extension PlayStoreTranslator {
                 items.append(item)
             }
         }
+        // Only unreadable line items: the sale's product and quantity are unknown, whatever the envelope names.
+        if items.isEmpty, let unreadable = parts.parts.first { return .quarantined(unreadable.reason, detail: unreadable.detail) }
         let chosen = items.firstIndex { $0.productId == envelope.productId } ?? items.indices.first
         guard let product = chosen.map({ items[$0].productId }) ?? envelope.productId, !product.isEmpty else {
             if let unreadable = parts.parts.first { return .quarantined(unreadable.reason, detail: unreadable.detail) }

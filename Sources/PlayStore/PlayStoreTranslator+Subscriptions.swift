@@ -165,7 +165,7 @@ extension PlayStoreTranslator {
                 let nanos = try recurring.int64("nanos") ?? 0
                 let (scaled, overflow) = units.multipliedReportingOverflow(by: 1_000_000)
                 let (micros, carry) = scaled.addingReportingOverflow(nanos / 1_000)
-                guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos), micros >= 0 else {
+                guard !overflow, !carry, (-999_999_999...999_999_999).contains(nanos), (0...Fact.largestAmountMicros).contains(micros) else {
                     throw PayloadError(detail: "\(recurring.path) is out of range: units \(units), nanos \(nanos)")
                 }
                 line.price = micros
@@ -203,15 +203,30 @@ extension PlayStoreTranslator {
     func subscriptionV2(_ body: PayloadFields, _ envelope: Envelope) throws(PayloadError) -> Translation {
         var parts = PartList()
         var items: [LineItem] = []
-        for element in try body.elements("lineItems") {
+        /// The line items that could not be read: where, and the product they name if any.
+        var unreadable: [(path: String, productId: String?)] = []
+        let elements = try body.elements("lineItems")
+        for element in elements {
             if let item = parts.read(element.path, element.value, { () throws(PayloadError) -> LineItem? in
                 try lineItem(try body.element(element), envelope: envelope)
             }) {
                 items.append(item)
+            } else {
+                unreadable.append((element.path, element.value["productId"]?.string))
             }
         }
+        // The primary item is the envelope's product, else the first: when that one cannot be read, an add-on must
+        // not stand in for it (the subscription would be filed under the add-on's product).
+        let named = envelope.productId.flatMap { product in unreadable.first { $0.productId == product } }
+        let first = unreadable.first { $0.path == elements.first?.path }
+        if let lost = items.contains(where: { $0.productId != nil && $0.productId == envelope.productId }) ? nil : named ?? first,
+           let part = parts.parts.first(where: { $0.path == lost.path }) {
+            return .quarantined(part.reason, detail: part.detail + " (the subscription's primary line item)")
+        }
         let primary = items.firstIndex { $0.productId != nil && $0.productId == envelope.productId } ?? items.indices.first
-        let item = primary.map { LineItem.order(items, primary: $0) }
+        var item = primary.map { LineItem.order(items, primary: $0) }
+        // An unreadable item may be an add-on of the same order: its charge is unknown, so the order's is too.
+        if !unreadable.isEmpty { item?.price = nil }
         guard let (token, product) = context(envelope, productFromBody: item?.productId) else {
             // Say what is missing: the token, or a product (a readable line item's, else the envelope's), and
             // why no line item gave one.

@@ -25,10 +25,12 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// 11: a negative price quarantined; 12: a v2 proration phase flagged `.prorated`; 13: a one-time product's
     /// `purchaseType` 1 or 2 flagged `.free`; 14: a v2 order's add-ons priced with its base plan; 15: a
     /// Pub/Sub pull response's messages and a bare Pub/Sub message read; `ProductPurchaseV2` read; 16: a deferred
-    /// replacement's product never an add-on, a `ProductPurchaseV2` PURCHASED without its completion time a sale) plus
-    /// ``GoogleFactCodec/version``, so that ledgers translated before either changed are reprocessed
-    /// (``RulesVersion``).
-    public static let rulesVersion: Int64 = 16 + GoogleFactCodec.version
+    /// replacement's product never an add-on, a `ProductPurchaseV2` PURCHASED without its completion time a sale;
+    /// 17: marker messages read by value, `testPurchase: false` no test; an unreadable primary line item
+    /// quarantines the record, any other unprices the order; a price above ``Fact/largestAmountMicros`` out of
+    /// range) plus ``GoogleFactCodec/version``, so that
+    /// ledgers translated before either changed are reprocessed (``RulesVersion``).
+    public static let rulesVersion: Int64 = 17 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
@@ -50,7 +52,10 @@ public struct PlayStoreTranslator: StoreTranslator {
             return .quarantined(.invalidPayload, detail: "a Google \(record.source.rawValue) payload must be a JSON object")
         }
         let fields = PayloadFields(body, times: times)
-        if let package = (try? fields.string("packageName")) ?? record.envelope.packageName,
+        // A Pub/Sub wrapper (a push, a pulled message, a pull response) is judged by the notifications it holds,
+        // each by its own `packageName` (``oneNotification(_:_:)``), not by the envelope.
+        let wrapped = record.source == .googleRTDN && (fields.has("message") || fields.has("receivedMessages") || fields.has("data"))
+        if !wrapped, let package = (try? fields.string("packageName")) ?? record.envelope.packageName,
            !packageNames.isEmpty, !packageNames.contains(package) {
             return .quarantined(.wrongPackage, detail: "package \(package) is not one of \(packageNames.sorted().joined(separator: ", "))")
         }

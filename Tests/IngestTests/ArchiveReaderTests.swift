@@ -445,6 +445,22 @@ import Testing
         #expect(result.texts == Self.lines && result.damages.map(\.reason) == ["zip directory damaged at entry 4 of 5"])
     }
 
+    /// A member whose size only its pax header states (how pax writers store one of 8 GiB or more: the ustar
+    /// size field 0): read to its pax size, and the member after it too, as GNU tar reads them.
+    @Test func aPaxSizeIsTheMembersSize() throws {
+        let folder = try TemporaryFolder()
+        let data = Array((Self.lines[0] + "\n" + Self.lines[1] + "\n").utf8)
+        var tar: [UInt8] = []
+        TarBuilder.append(name: "PaxHeaders.0/big", type: UInt8(ascii: "x"), data: Array(TarBuilder.paxRecord("size", "\(data.count)").utf8),
+                          to: &tar)
+        tar += TarBuilder.header(name: "big.ndjson", size: 0, type: UInt8(ascii: "0"))
+        tar += data + [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        tar += TarBuilder.archive([.file("after.ndjson", Array((Self.lines[2] + "\n").utf8))])
+        let result = try readAll(try folder.write("export.tar", tar))
+        #expect(result.texts == Self.lines && result.damages.isEmpty, "\(result.damages)")
+        #expect(result.members == ["big.ndjson", "big.ndjson", "after.ndjson"])
+    }
+
     /// Hidden members are not inputs, as hidden files in a folder are: the AppleDouble files macOS puts into the
     /// tars and zips it makes (`._x.ndjson`, `__MACOSX/._x.ndjson`) hold attributes, not records, and are passed
     /// over without a damage or a quarantined line; `./` paths are not hidden.

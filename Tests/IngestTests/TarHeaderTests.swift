@@ -36,10 +36,12 @@ import Testing
         #expect(TarHeader(block) == nil)
     }
 
-    @Test func paxPathRecord() {
-        let data = Array((TarBuilder.paxRecord("mtime", "1709294400.5") + TarBuilder.paxRecord("path", "a/é/long name.ndjson")).utf8)
-        #expect(TarHeader.paxPath(data) == "a/é/long name.ndjson")
-        #expect(TarHeader.paxPath(Array("garbage".utf8)) == nil)
+    @Test func paxPathAndSizeRecords() {
+        let data = Array((TarBuilder.paxRecord("mtime", "1709294400.5") + TarBuilder.paxRecord("path", "a/é/long name.ndjson")
+                          + TarBuilder.paxRecord("size", "8589934592")).utf8)
+        #expect(TarHeader.paxRecords(data) == ("a/é/long name.ndjson", 8_589_934_592))
+        #expect(TarHeader.paxRecords(Array(TarBuilder.paxRecord("size", "-1").utf8)) == (nil, nil))
+        #expect(TarHeader.paxRecords(Array("garbage".utf8)) == (nil, nil))
     }
 
     static func reseal(_ block: inout [UInt8]) {

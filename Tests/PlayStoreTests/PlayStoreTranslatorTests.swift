@@ -62,7 +62,17 @@ struct NotificationTests {
         #expect(usedFacts(translation).filter { $0.kind == GoogleFactKind.event }.map(\.subject) == ["tok-a", "tok-b"])
         #expect(usedFacts(translation).first { $0.subject == "tok-b" }?.at == 1_710_504_060_000)
         #expect(quarantinedParts(translation).map(\.path) == ["receivedMessages[2]"])
-        #expect(quarantinedParts(translation).first?.detail == "message.data is not base64 of a JSON object")
+        #expect(quarantinedParts(translation).first?.detail == "message.data is not base64")
+        // A message whose data is JSON with a string that is not UTF-8 keeps its own reason, as a lone one would.
+        let latin1 = Array(#"{"version":"1.0","packageName":"caf"#.utf8) + [0xE9] + Array(#""}"#.utf8)
+        let badText = #"{"receivedMessages":[{"ackId":"a","message":{"data":"\#(Base64URL.encode(latin1))","messageId":"8"}}]}"#
+        guard case .quarantined(.invalidUTF8, _) = translator.translate(try record(.googleRTDN, badText)) else {
+            Issue.record("a message of text that is not UTF-8 lost its reason")
+            return
+        }
+        // The notifications are judged by their own package, not by an envelope naming another.
+        let envelopeOfAnother = translator.translate(try record(.googleRTDN, response, packageName: "com.other.app"))
+        #expect(usedFacts(envelopeOfAnother) == usedFacts(translation))
         // Test notifications alone: the response is excluded, as one would be.
         let tests = #"{"receivedMessages":[\#(received(test, id: "5"))]}"#
         #expect(translator.translate(try record(.googleRTDN, tests)) == .excluded(.test))
@@ -85,7 +95,7 @@ struct NotificationTests {
     }
 
     /// A negative price is no charge Google makes: a v1 resource stating one is quarantined, naming the field, and
-    /// a v2 line item with a negative recurring price is quarantined as a part.
+    /// so is a v2 resource whose only (primary) line item states a negative recurring price.
     @Test func aNegativePriceIsQuarantined() throws {
         let start = ms("2024-01-01T00:00:00Z"), expiry = ms("2024-02-01T00:00:00Z")
         let v1 = v1JSON(start: start, expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true, priceMicros: "-4990000")
@@ -95,16 +105,24 @@ struct NotificationTests {
             return
         }
         #expect(detail.contains("priceAmountMicros is negative: -4990000"), "\(detail)")
+        // Nor is a price larger than any store charges (here Int64.max micros), which summed would saturate revenue.
+        let absurd = v1JSON(start: start, expiry: expiry, orderId: "GPA.1", paymentState: 1, autoRenewing: true,
+                            priceMicros: "9223372036854775807")
+        guard case .quarantined(_, let absurdDetail) = translator.translate(try record(.googleSubscriptionV1, absurd, receivedAt: start + 5_000,
+                                                                                       token: "tok-n", product: "premium_monthly")) else {
+            Issue.record("an absurd v1 price was used")
+            return
+        }
+        #expect(absurdDetail.contains("more than any store charges"), "\(absurdDetail)")
         let v2 = v2JSON(state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-01T00:00:00Z", expiry: "2024-02-01T00:00:00Z",
                         latestOrderId: "GPA.2", units: "-4")
         let translated = translator.translate(try record(.googleSubscriptionV2, v2, receivedAt: start + 5_000, token: "tok-n2",
                                                          product: "premium_monthly"))
-        guard case .used(let facts, let parts) = translated else {
-            Issue.record("the v2 resource was not used: \(translated)")
+        guard case .quarantined(.invalidPayload, let v2Detail) = translated else {
+            Issue.record("a negative v2 price was used: \(translated)")
             return
         }
-        #expect(parts.contains { $0.detail.contains("recurringPrice is out of range: units -4") }, "\(parts)")
-        #expect(facts.allSatisfy { ($0.amountMicros ?? 0) >= 0 })
+        #expect(v2Detail.contains("recurringPrice is out of range: units -4"), "\(v2Detail)")
         // A negative introductory price makes `introductoryPriceInfo` a quarantined part; the resource is used.
         let intro = v1JSON(start: start, expiry: expiry, orderId: "GPA.3", paymentState: 1, autoRenewing: true)
             .replacingOccurrences(of: "{", with: #"{"introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","#
@@ -293,7 +311,7 @@ struct SubscriptionResourceTests {
         #expect(try detail(noItems) == "a v2 subscription resource needs a product: lineItems[].productId, or subscription_id in its envelope")
         let badItem = #"{"subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","startTime":"2024-01-01T00:00:00Z","lineItems":[{"productId":"p","expiryTime":"tomorrow"}]}"#
         let said = try #require(try detail(badItem))
-        #expect(said.contains("lineItems[0].expiryTime") && said.hasSuffix(", and the envelope names no subscription_id"), "\(said)")
+        #expect(said.contains("lineItems[0].expiryTime") && said.hasSuffix("(the subscription's primary line item)"), "\(said)")
     }
 
     /// `purchaseType` 0 ("Test (i.e. purchased from a license testing account)", purchases.subscriptions and
@@ -420,6 +438,14 @@ struct SubscriptionResourceTests {
         #expect(usedFacts(both).first?.productId == "gems_10" && usedFacts(both).first?.detail == "0")
         #expect(quarantinedParts(both).map(\.path) == ["productLineItem[0]"])
         #expect(quarantinedParts(both).first?.detail.contains("coins_100") == true)
+        // Its only line item unreadable (a quantity of 5,000): no sale of the envelope's product, one unit, but
+        // the record quarantined naming the field.
+        let unreadable = #"{"productId":"coins_100","productOfferDetails":{"quantity":5000}}"#
+        guard case .quarantined(.invalidPayload, let detail) = try translate(body(items: unreadable), product: "coins_100") else {
+            Issue.record("a purchase of unreadable line items was used")
+            return
+        }
+        #expect(detail.contains("quantity"), "\(detail)")
     }
 
     @Test func rfc3339Times() {

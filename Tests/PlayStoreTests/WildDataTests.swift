@@ -258,23 +258,36 @@ struct LenientContainerTests {
         #expect(facts.contains { $0.kind == .link && $0.ref == "older" })
     }
 
-    /// One unreadable line item beside a readable one: the smallest unit is set aside, naming its field.
+    /// One unreadable line item (an add-on) beside the primary one (the envelope's product): the smallest unit is
+    /// set aside, naming its field, and the rest is used; the order's charge is then unknown (the add-on's is part
+    /// of it), so the period is unpriced. When the unreadable one is the primary item (the envelope's product, else
+    /// the first), an add-on must not stand in for it: the record is quarantined.
     @Test func aBadLineItemIsQuarantinedAsAPart() throws {
         let json = """
         {"kind":"androidpublisher#subscriptionPurchaseV2","startTime":"2024-03-01T12:00:00Z",\
         "subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","latestOrderId":"GPA.1",\
         "lineItems":[{"productId":"addon_storage","expiryTime":"tomorrow"},\
-        {"productId":"premium_monthly","expiryTime":"2024-04-01T12:00:00Z","autoRenewingPlan":{"autoRenewEnabled":true}}]}
+        {"productId":"premium_monthly","expiryTime":"2024-04-01T12:00:00Z","autoRenewingPlan":{"autoRenewEnabled":true,\
+        "recurringPrice":{"currencyCode":"USD","units":"9","nanos":990000000}}}]}
         """
         let translation = translator.translate(try record(.googleSubscriptionV2, json, receivedAt: Self.fetched, token: "t",
-                                                          product: "addon_storage"))
+                                                          product: "premium_monthly"))
         let parts = quarantinedParts(translation)
         #expect(parts.map(\.path) == ["lineItems[0]"])
         #expect(parts.first?.reason == .invalidPayload)
         #expect(parts.first?.detail.contains("lineItems[0].expiryTime") == true)
         #expect(parts.first.map { String(decoding: $0.raw, as: UTF8.self) } == #"{"productId":"addon_storage","expiryTime":"tomorrow"}"#)
         let state = usedFacts(translation).first { $0.kind == GoogleFactKind.state }
-        #expect(state?.productId == "premium_monthly" && state?.end == ms("2024-04-01T12:00:00Z"))
+        #expect(state?.productId == "premium_monthly" && state?.end == ms("2024-04-01T12:00:00Z") && state?.amountMicros == nil)
+
+        for envelopeProduct in ["addon_storage", nil] {
+            guard case .quarantined(.invalidPayload, let detail) = translator.translate(try record(
+                .googleSubscriptionV2, json, receivedAt: Self.fetched, token: "t", product: envelopeProduct)) else {
+                Issue.record("the primary item \(envelopeProduct ?? "(the first)") unreadable, yet the record was used")
+                continue
+            }
+            #expect(detail.hasSuffix("(the subscription's primary line item)"), "\(detail)")
+        }
     }
 
     @Test func aMistypedContextObjectIsAPart() throws {
@@ -340,8 +353,11 @@ struct ImplausibleTimeTests {
                           latestOrderId: "GPA.1")
         let now = translator.translate(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-03-01T00:00:09Z"), token: "t",
                                                   product: "premium_monthly"))
-        #expect(reason(now) == nil && quarantinedParts(now).map(\.reason) == [.implausibleTimestamp])
-        #expect(quarantinedParts(now).first?.detail.hasPrefix("lineItems[0].expiryTime") == true)
+        guard case .quarantined(.implausibleTimestamp, let detail) = now else {
+            Issue.record("an expiry in 2037 read with a 2024 clock")
+            return
+        }
+        #expect(detail.hasPrefix("lineItems[0].expiryTime"))
         let later = PlayStoreTranslator(packageNames: [package], times: PlausibleTimes(now: ms("2030-01-01T00:00:00Z")))
         #expect(quarantinedParts(later.translate(try record(.googleSubscriptionV2, json, receivedAt: ms("2024-03-01T00:00:09Z"),
                                                             token: "t", product: "premium_monthly"))).isEmpty)
