@@ -254,9 +254,17 @@ struct RecordPipeline {
             try markDone(stores, tally: &tally)
         }
 
+        /// The damage the ledger keeps for a file (one per file, where `status` finds it): the first, its reason
+        /// naming the others with their offsets, so that none is lost once the run's own output is gone.
+        static func kept(_ damages: [Damage]) -> Damage? {
+            guard var first = damages.first else { return nil }
+            for other in damages.dropFirst() { first.reason += "; and at byte \(other.offset): \(other.reason)" }
+            return first
+        }
+
         private mutating func markDone(_ stores: [IngestRecordStore], tally: inout PipelineTally) throws(LedgerError) {
             for (entry, store) in zip(files, stores) {
-                try store.ledger.finishFile(entry.file, counts: store.counts, damage: entry.damage.first)
+                try store.ledger.finishFile(entry.file, counts: store.counts, damage: Self.kept(entry.damage))
                 store.add(to: &tally.statistics)
                 tally.statistics.damagedFiles += entry.damage.map {
                     IngestStatistics.Damaged(file: $0.file, offset: $0.offset, reason: $0.reason)

@@ -3,6 +3,7 @@ import Foundation
 import Ingest
 import Ledger
 import Pipeline
+@testable import Simulator
 import Testing
 
 @Suite struct IngestJobTests {
@@ -140,5 +141,33 @@ import Testing
         let status = try SQLiteLedger(path: database, access: .readOnly).statistics()
         #expect(status.damagedFiles.map(\.file) == [input])
         #expect(try SQLiteLedger(path: database, access: .readOnly).files().first?.state == .done)
+    }
+
+    /// A tar with two cut gzip members: the ledger keeps one damage per file, so `status` (read the next morning,
+    /// when the run's own output is gone) says the first and names the other with its offset.
+    @Test func everyDamageOfAFileIsKeptInTheLedger() throws {
+        let directory = try TemporaryDirectory()
+        func cutGzip(_ lines: Range<Int>) -> [UInt8] {
+            let text = Array((IngestFixtures.lines(lines).joined(separator: "\n") + "\n").utf8)
+            let length = UInt16(text.count)
+            return [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff, 0x01, UInt8(length & 0xff), UInt8(length >> 8),
+                    UInt8(~length & 0xff), UInt8(~length >> 8)] + Array(text.prefix(text.count / 2))
+        }
+        var tar = TarWriter()
+        tar.add(name: "a.ndjson.gz", contents: cutGzip(0..<4), modified: 1_709_294_400)
+        tar.add(name: "b.ndjson.gz", contents: cutGzip(4..<8), modified: 1_709_294_400)
+        tar.add(name: "c.ndjson", contents: Array((IngestFixtures.lines(8..<10).joined(separator: "\n") + "\n").utf8),
+                modified: 1_709_294_400)
+        let input = directory.file("day.tar")
+        try Data(tar.finished).write(to: URL(fileURLWithPath: input))
+        let database = directory.file("l.sqlite")
+        let statistics = try job(database).run(inputs: [input]).statistics
+        #expect(statistics.damagedFiles.count == 2)
+        let status = try SQLiteLedger(path: database, access: .readOnly).statistics()
+        let kept = try #require(status.damagedFiles.first)
+        #expect(status.damagedFiles.count == 1 && kept.offset == statistics.damagedFiles[0].offset)
+        #expect(kept.reason.hasPrefix(statistics.damagedFiles[0].reason)
+                && kept.reason.hasSuffix("; and at byte \(statistics.damagedFiles[1].offset): \(statistics.damagedFiles[1].reason)"),
+                "\(kept.reason)")
     }
 }
