@@ -22,7 +22,8 @@ public struct RecordParser: Sendable {
     /// date its own statement; a pretty-printed document among lines is one record. 7: Pub/Sub messages pulled
     /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised. 8: an empty pull response
     /// (`receivedMessages` `{}` or `null`) too. 9: a record whose parsed values would pass
-    /// ``JSONParser/memoryBudget``, or longer than 16 MiB, is quarantined.
+    /// ``JSONParser/memoryBudget``, or longer than 16 MiB, is quarantined; a Pub/Sub message without an id keyed as
+    /// the RTDN it carries.
     public static let rulesVersion: Int64 = 9
 
     /// The instants a record may state; the run's clock is in it.

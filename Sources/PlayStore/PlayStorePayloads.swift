@@ -109,9 +109,11 @@ public struct PlayStorePayloads: PayloadRecognizer {
         guard rtdn.object != nil else {
             throw RecordRejection(reason: .invalidPayload, detail: "Pub/Sub message.data holds a JSON \(JSON.typeName(rtdn)), not an RTDN object")
         }
-        let messageId = (message["messageId"] ?? message["message_id"])?.nonEmptyString
-        let publishTime = (message["publishTime"] ?? message["publish_time"])?.string.flatMap(RFC3339.millis)
-        return RecognizedPayload(source: .googleRTDN, payload: .json(rtdn), identity: messageId.map(RecordIdentity.message),
-                                 publishedAt: publishTime)
+        // Either spelling; a `null` in one does not hide the other.
+        let messageId = message["messageId"]?.nonEmptyString ?? message["message_id"]?.nonEmptyString
+        let publishTime = (message["publishTime"]?.string ?? message["publish_time"]?.string).flatMap(RFC3339.millis)
+        // Without an id, the RTDN it carries is keyed as it would be alone: dated by its own event time.
+        let identity = messageId.map(RecordIdentity.message) ?? (rtdn["eventTimeMillis"]?.integer != nil ? .dated : nil)
+        return RecognizedPayload(source: .googleRTDN, payload: .json(rtdn), identity: identity, publishedAt: publishTime)
     }
 }

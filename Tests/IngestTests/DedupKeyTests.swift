@@ -98,4 +98,19 @@ import Testing
         #expect(respelled == a)
         #expect(try key(push(purchased, id: "136969346946")) != a)
     }
+
+    /// A Pub/Sub message without an id (a bare one, as a Cloud Function logs it, or `messageId: null`) is keyed as
+    /// the RTDN it carries would be alone: dated by its own event time, so the same message logged at two times is
+    /// one record. A `null` in one spelling of the id does not hide the other.
+    @Test func aMessageWithoutAnIdIsKeyedAsItsNotification() throws {
+        let data = Data(StorePayloads.rtdn.utf8).base64EncodedString()
+        func bare(_ receivedAt: String) -> String {
+            #"{"received_at":"\#(receivedAt)","source":"google.rtdn","body":{"@type":"type.googleapis.com/google.pubsub.v1.PubsubMessage","data":"\#(data)"}}"#
+        }
+        let early = try key(bare("2024-03-01T12:00:05Z")), late = try key(bare("2024-03-01T13:00:00Z"))
+        #expect(early == late)
+        let spelled = try key(#"{"message":{"data":"\#(data)","messageId":null,"message_id":"X9"},"subscription":"s"}"#)
+        let plain = try key(#"{"message":{"data":"\#(data)","messageId":"X9"},"subscription":"s"}"#)
+        #expect(spelled.hasPrefix("msg:X9:") && spelled == plain)
+    }
 }
