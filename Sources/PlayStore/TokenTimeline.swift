@@ -6,16 +6,19 @@ import Facts
 /// - A period is an order id, registered by the first resource showing it paid (ACTIVE or CANCELED; EXPIRED, below).
 ///   Its end is the expiry shown while it is current and not in grace (later fetches win: a deferral moves it).
 /// - Its start: the first order's `startTime`; a renewal's, the previous order's end (orders no resource showed in
-///   between are filled in), or, with no order before it in the archive, one billing period before its expiry; an
-///   order paid after a billing issue or a pause, the first RECOVERED / RENEWED notification since the issue or
-///   pause began (else the fetch showing it), and the orders between it and the one shown are filled in
-///   (``ordersResumed(at:after:before:expiry:shownBy:)``). A SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
-///   filled in (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``) until a resource shows it. A system
-///   cancellation showing the renewal it could not charge proves the orders before it paid; those no record
-///   showed are filled in, and the billing issue moves to the last one's end
-///   (``renewalsBefore(declined:after:shownBy:facts:)``).
+///   between are filled in), or, with no order before it in the archive, one billing period before its expiry.
+/// - Notified orders: a SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
+///   filled in until a resource shows it
+///   (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``).
+///   After a billing issue or a pause, the first RECOVERED / RENEWED notice since it began is the recovery or the
+///   resume: it closes the episode and starts the order it announces, which anchors the orders a later resource
+///   shows (``ordersResumed(at:after:before:expiry:shownBy:)``); without a length to give that order, the next
+///   fetch's order starts at the notice. A system cancellation showing the renewal it could not charge proves the
+///   orders before it paid; those no record showed are filled in, and the billing issue moves to the last one's
+///   end (``renewalsBefore(declined:after:shownBy:facts:)``).
 /// - Grace (IN_GRACE_PERIOD, v1 `paymentState` 0 with the expiry ahead) opens an episode at E = the last paid
-///   order's end; the expiry it shows is G (a hold's fetch shows it too; notified only, see `closeEpisode`). Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
+///   order's end; the expiry it shows is G (a hold's fetch shows it too; a grace only its notice shows, see
+///   `closeEpisode`). Account hold (ON_HOLD, `paymentState` 0 with the expiry passed)
 ///   is the retry phase (G = E when no grace came first). A new paid order recovers the episode at T; EXPIRED,
 ///   REVOKED, or a non-user CANCELED in hold loses it, never later than E + ``BillingEpisode/longestRetry`` (a
 ///   grace period of at most 30 days, then an account hold of at most 30); an episode the archive shows no
@@ -548,12 +551,7 @@ struct TokenTimeline {
         var start = last.end
         for index in first..<declinedIndex {
             guard let end = length.back(-1, from: start), end > start, end <= snapshot.at else { return [] }
-            var renewal = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? last.productId,
-                                 start: start, end: end,
-                                 priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
-                                 currency: snapshot.currency ?? last.currency)
-            renewal.isFilledIn = true
-            renewals.append(renewal)
+            renewals.append(filled(base: base, index: index, start: start, end: end, shownBy: snapshot, after: last))
             start = end
         }
         return renewals
@@ -578,24 +576,45 @@ struct TokenTimeline {
               let length = ShownPeriod.candidates.first(where: { candidate in
                   candidate.back(count + 1, from: expiry).map { $0 >= last.end - day && $0 <= resumedAt + day } ?? false
               }) else { return [] }
+        return ordersBefore(shownIndex, from: first, base: base, start: resumedAt, length: length, expiry: expiry,
+                            shownBy: snapshot, after: last)
+    }
+
+    /// Orders `first..<shownIndex` of the numbering `base`, which no resource showed, back to back from `start`,
+    /// each ending a whole number of `length`s before `expiry`, the shown order's
+    /// (``filled(base:index:start:end:shownBy:after:)``). None when they would not fit after `start`.
+    private static func ordersBefore(_ shownIndex: Int64, from first: Int64, base: String, start: Millis,
+                                     length: ShownPeriod.Length, expiry: Millis, shownBy snapshot: GoogleFact.Snapshot,
+                                     after previous: Period) -> [Period] {
         var orders: [Period] = []
-        var start = resumedAt
+        var start = start
         for index in first..<shownIndex {
             guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
-            var filled = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? last.productId,
-                                start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
-                                priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
-                                currency: snapshot.currency ?? last.currency)
-            filled.isFilledIn = true
-            orders.append(filled)
+            orders.append(filled(base: base, index: index, start: start, end: end, shownBy: snapshot, after: previous))
             start = end
         }
         return orders
     }
 
+    /// Order `index` of the numbering `base`, which no resource showed, filled in over `start..<end`: the product,
+    /// price and currency `snapshot` (the resource that proves it) states for the subscription, its recurring
+    /// price (`previous`'s product and currency where it states none), unpriced when `snapshot` shows a trial or
+    /// an offer's price (an earlier order may have cost less).
+    private static func filled(base: String, index: Int64, start: Millis, end: Millis, shownBy snapshot: GoogleFact.Snapshot,
+                               after previous: Period) -> Period {
+        let offer = snapshot.introductory || snapshot.offer
+        var order = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? previous.productId,
+                           start: start, end: end, isIntroductory: offer,
+                           priceMicros: snapshot.trial || offer ? nil : snapshot.priceMicros,
+                           currency: snapshot.currency ?? previous.currency)
+        order.isFilledIn = true
+        return order
+    }
+
     /// The index of the first of the orders at the end of `periods` that only a renewal notification announced
-    /// (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order is none of them. (Orders
-    /// ``missingOrders(after:before:expiry:facts:shownBy:)`` fills in are always followed by the order shown.)
+    /// (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order
+    /// is none of them. (Orders ``missingOrders(after:before:expiry:facts:shownBy:)`` fills in are always followed
+    /// by the order shown.)
     private static func trailingAnnounced(_ periods: [Period]) -> Int? {
         guard periods.last?.isFilledIn == true else { return nil }
         var first = periods.count - 1
@@ -619,19 +638,8 @@ struct TokenTimeline {
         guard count > 0, count <= longestMissingRun,
               let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: shownIndex)
         else { return [] }
-        var missing: [Period] = []
-        var start = previous.end
-        for index in first..<shownIndex {
-            guard let end = length.back(shownIndex - index, from: expiry), end > start else { return [] }
-            var filled = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? "",
-                                start: start, end: end, isIntroductory: snapshot.introductory || snapshot.offer,
-                                priceMicros: snapshot.trial || snapshot.introductory || snapshot.offer ? nil : snapshot.priceMicros,
-                                currency: snapshot.currency)
-            filled.isFilledIn = true
-            missing.append(filled)
-            start = end
-        }
-        return missing
+        return ordersBefore(shownIndex, from: first, base: base, start: previous.end, length: length, expiry: expiry,
+                            shownBy: snapshot, after: previous)
     }
 
     /// Whether `snapshot` proves its order paid or a free trial: a renewal (`..N`, never a trial), a stated
