@@ -213,35 +213,29 @@ struct TokenTimeline {
                     }
                     continue
                 }
-                var start: Millis
                 let announced = lastAnnouncement.flatMap { $0 >= phaseSince ? $0 : nil }
-                switch phase {
-                case .grace, .hold, .paused:
-                    start = announced ?? t
-                    if phase != .paused { closeEpisode(.recovered(at: start)) }
-                    // The orders charged from the recovery or resume up to the one shown, which no fetch showed.
-                    if let last = periods.last {
-                        let resumed = TokenTimeline.ordersResumed(at: start, after: last, before: order, expiry: expiry,
-                                                                  shownBy: snapshot)
-                        for renewal in resumed {
-                            orderIndex[renewal.id] = periods.count
-                            periods.append(renewal)
-                        }
-                        start = resumed.last?.end ?? start
+                if phase == .grace || phase == .hold { closeEpisode(.recovered(at: announced ?? t)) }
+                // Where the orders up to the one shown began after a billing issue or a pause: the recovery or
+                // resume (its notice, else this fetch), or the order a notice of it anchored.
+                let resumedFrom: Millis? = switch phase {
+                case .grace, .hold, .paused: announced ?? t
+                case .active, .none: resumedAt
+                case .expired, .deferred: nil
+                }
+                let start: Millis
+                if let resumedFrom {
+                    // The orders charged from there up to the one shown, which no fetch showed.
+                    let resumed = periods.last.map {
+                        TokenTimeline.ordersResumed(at: resumedFrom, after: $0, before: order, expiry: expiry, shownBy: snapshot)
+                    } ?? []
+                    for renewal in resumed {
+                        orderIndex[renewal.id] = periods.count
+                        periods.append(renewal)
                     }
-                case .expired, .deferred:
+                    start = resumed.last?.end ?? resumedFrom
+                } else if phase == .expired || phase == .deferred {
                     start = announced ?? t
-                case .active, .none:
-                    if let resumedAt, let last = periods.last {
-                        let resumed = TokenTimeline.ordersResumed(at: resumedAt, after: last, before: order, expiry: expiry,
-                                                                  shownBy: snapshot)
-                        for renewal in resumed {
-                            orderIndex[renewal.id] = periods.count
-                            periods.append(renewal)
-                        }
-                        start = resumed.last?.end ?? resumedAt
-                        break
-                    }
+                } else {
                     let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
                                                      after: periods.last, facts: facts, shownBy: snapshot)
                     for missing in placed.missing {
