@@ -255,10 +255,13 @@ struct RecordPipeline {
         }
 
         /// The damage the ledger keeps for a file (one per file, where `status` finds it): the first, its reason
-        /// naming the others with their offsets, so that none is lost once the run's own output is gone.
+        /// naming the next ones with their offsets and counting the rest, so that none goes unsaid once the run's
+        /// own output is gone, and a file of thousands of damaged members still has a reason of a few lines.
         static func kept(_ damages: [Damage]) -> Damage? {
             guard var first = damages.first else { return nil }
-            for other in damages.dropFirst() { first.reason += "; and at byte \(other.offset): \(other.reason)" }
+            let named = 5
+            for other in damages.dropFirst().prefix(named) { first.reason += "; and at byte \(other.offset): \(other.reason)" }
+            if damages.count > named + 1 { first.reason += "; and \(damages.count - named - 1) more (`subledger ingest` lists them all)" }
             return first
         }
 

@@ -221,6 +221,11 @@ extension PlayStoreTranslator {
         let first = unreadable.first { $0.path == elements.first?.path }
         if let lost = items.contains(where: { $0.productId != nil && $0.productId == envelope.productId }) ? nil : named ?? first,
            let part = parts.parts.first(where: { $0.path == lost.path }) {
+            // Still a test purchase's marker, whatever its line items say.
+            if try body.marker("testPurchase"), let token = envelope.purchaseToken, !token.isEmpty {
+                let at = try body.time("startTime") ?? envelope.receivedAt ?? times.earliest
+                return testPurchase(token: token, at: at, observedAt: envelope.receivedAt ?? at)
+            }
             return .quarantined(part.reason, detail: part.detail + " (the subscription's primary line item)")
         }
         let primary = items.firstIndex { $0.productId != nil && $0.productId == envelope.productId } ?? items.indices.first

@@ -49,8 +49,13 @@ struct TokenTimeline {
         var open: OpenEpisode?
         var lastAnnouncement: Millis?
         var pausedOrders: Set<String> = []
-        /// Orders a recovery or resume notice announced (filled in, starting at the notice).
+        /// Orders only a notice announced (a renewal, a recovery or a resume), which a resource may replace
+        /// (``trailingAnnounced(_:notified:)``); those a recovery or resume notice announced start at the notice and
+        /// anchor the ones a later resource shows. (Orders a `..N` number proves stay.)
+        var notifiedOrders: Set<String> = []
         var anchoredOrders: Set<String> = []
+        /// The episodes whose grace only a notice showed: their grace end is worked out once the replay is over.
+        var notifiedGrace: Set<Int> = []
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
@@ -60,28 +65,21 @@ struct TokenTimeline {
         /// ``BillingEpisode/latestLoss(failedAt:)`` at the latest, when Google has given up retrying whatever the
         /// archive shows later.
         /// A grace period only a notification opened (no fetch or hold showed where it ended) was still running
-        /// when the outcome came: a loss ends it (access ended then); a recovery happened inside it, and with no
-        /// outcome it may still run, so it is taken to run as long as Google's grace can (``longestGrace``).
+        /// when the outcome came; its end is worked out after the replay (the failure may still move).
         func closeEpisode(_ outcome: BillingEpisode.Outcome?) {
             guard let episode = open else { return }
-            var graceEnd = episode.graceEnd ?? episode.failedAt
-            if episode.graceEnd == nil, phase == .grace {
-                let longest = episode.failedAt.addingReportingOverflow(TokenTimeline.longestGrace)
-                let cap = longest.overflow ? Millis.max : longest.partialValue
-                graceEnd = switch outcome {
-                case .recovered?, nil: cap
-                case .lost(let at)?: min(at, cap)
-                }
-            }
-            episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(graceEnd, episode.failedAt),
+            if episode.graceEnd == nil, phase == .grace { notifiedGrace.insert(episodes.count) }
+            episodes.append(BillingEpisode(failedAt: episode.failedAt, graceEnd: max(episode.graceEnd ?? episode.failedAt, episode.failedAt),
                                            outcome: outcome ?? .lost(at: .max)))
             open = nil
         }
-        /// Opens an episode at the end of the last paid order; `false` when there is nothing that could have
-        /// failed to renew (a pending first purchase, a paused or expired subscription).
-        func openEpisode() -> Bool {
+        /// Opens an episode at the end of the last paid order, stated at `t`; `false` when there is nothing that
+        /// could have failed to renew (a pending first purchase, a paused or expired subscription), or the last
+        /// order runs on past `t` (a stale record of an issue a notice already said was over: a renewal fails at
+        /// its order's end, give or take a day).
+        func openEpisode(at t: Millis) -> Bool {
             guard open == nil else { return true }
-            guard phase == .active || phase == .none, let last = periods.last else { return false }
+            guard phase == .active || phase == .none, let last = periods.last, last.end <= t + 86_400_000 else { return false }
             open = OpenEpisode(failedAt: last.end, graceEnd: nil)
             return true
         }
@@ -104,6 +102,7 @@ struct TokenTimeline {
                        let announced = TokenTimeline.announcedRenewal(after: last, at: t, productId: event.productId, facts: facts),
                        orderIndex[announced.id] == nil {
                         orderIndex[announced.id] = periods.count
+                        notifiedOrders.insert(announced.id)
                         periods.append(announced)
                     }
                 case .recovered?, .renewed?:
@@ -118,6 +117,7 @@ struct TokenTimeline {
                        orderIndex[recovered.id] == nil {
                         if phase != .paused { closeEpisode(.recovered(at: t)) }
                         orderIndex[recovered.id] = periods.count
+                        notifiedOrders.insert(recovered.id)
                         anchoredOrders.insert(recovered.id)
                         periods.append(recovered)
                         phase = .active
@@ -125,9 +125,9 @@ struct TokenTimeline {
                     }
                     if phase == .active || phase == .none || first { lastAnnouncement = t }
                 case .inGracePeriod?:
-                    if openEpisode() { phase = .grace; phaseSince = t }
+                    if openEpisode(at: t) { phase = .grace; phaseSince = t }
                 case .onHold?:
-                    if open == nil, !openEpisode() { break }
+                    if open == nil, !openEpisode(at: t) { break }
                     if phase == .grace, open?.graceEnd == nil { open?.graceEnd = t }
                     phase = .hold
                     phaseSince = t
@@ -165,7 +165,7 @@ struct TokenTimeline {
             // one is placed from its notice (`resumedAt`), with those in between.
             let declined = TokenTimeline.showsDeclinedOrder(snapshot)
             var resumedAt: Millis?
-            if open == nil, var firstAnnounced = TokenTimeline.trailingAnnounced(periods),
+            if open == nil, var firstAnnounced = TokenTimeline.trailingAnnounced(periods, notified: notifiedOrders),
                [GoogleSubscriptionState.active, GoogleSubscriptionState.canceled, GoogleSubscriptionState.expired].contains(snapshot.state.state),
                (snapshot.order.flatMap { orderIndex[$0] } ?? firstAnnounced) >= firstAnnounced {
                 if declined, let order = snapshot.order {
@@ -178,7 +178,7 @@ struct TokenTimeline {
                     firstAnnounced = anchor
                     resumedAt = periods[anchor].start
                 }
-                for announced in periods[firstAnnounced...] { orderIndex[announced.id] = nil }
+                for announced in periods[firstAnnounced...] { orderIndex[announced.id] = nil; notifiedOrders.remove(announced.id) }
                 periods.removeSubrange(firstAnnounced...)
             }
             switch snapshot.state.state {
@@ -256,11 +256,11 @@ struct TokenTimeline {
                 phase = .active
                 phaseSince = t
             case GoogleSubscriptionState.inGracePeriod:
-                guard openEpisode() else { continue }
+                guard openEpisode(at: t) else { continue }
                 if let expiry = snapshot.expiry, phase != .hold { open?.graceEnd = expiry }
                 if phase != .hold, phase != .grace { phase = .grace; phaseSince = t }
             case GoogleSubscriptionState.onHold:
-                if open == nil, !openEpisode() { continue }
+                if open == nil, !openEpisode(at: t) { continue }
                 if var episode = open, episode.graceEnd == nil {
                     // A held subscription shows the expiry its grace extended access to (E without grace): the
                     // grace end even when no record of the grace itself was archived.
@@ -324,6 +324,17 @@ struct TokenTimeline {
             }
         }
         if open != nil { closeEpisode(nil) }
+        // A grace only its notice showed ran until a loss that came while it ran (access ended then); a recovery
+        // happened inside it, and with no outcome it may still run: as long as Google's grace can, from E as it
+        // finally is.
+        for index in notifiedGrace {
+            let longest = episodes[index].failedAt.addingReportingOverflow(TokenTimeline.longestGrace)
+            let cap = longest.overflow ? Millis.max : longest.partialValue
+            episodes[index].graceEnd = switch episodes[index].outcome {
+            case .recovered: cap
+            case .lost(let at): max(episodes[index].failedAt, min(at, cap))
+            }
+        }
         for index in episodes.indices {
             if case .lost(let at) = episodes[index].outcome {
                 episodes[index].outcome = .lost(at: min(at, BillingEpisode.latestLoss(failedAt: episodes[index].failedAt)))
@@ -520,10 +531,12 @@ struct TokenTimeline {
     /// The renewals between `last` and `order`, the renewal the system could not charge (``showsDeclinedOrder(_:)``),
     /// that no record showed: their `..N` numbers, below the declined one's, prove them paid. Back to back from
     /// `last`'s end, one billing period each: the length `last` was sold for (one of ``ShownPeriod/candidates``,
-    /// within a day), or, after a first order shorter than a period (a trial), the period its expiry shows
-    /// (``ShownPeriod``). Each at the recurring price the resource states (unpriced when it shows an offer), and
-    /// ending by the fetch. None when the orders are not of one numbering, or `last` was a proration or a
-    /// renewal's trial or offer, whose length says nothing of the plan's.
+    /// within a day), or, after a first order shorter than a period (a trial), the period that puts the last of
+    /// them where the resource's expiry shows the failure (``ShownPeriod``). Each at the recurring price the
+    /// resource states (unpriced when it shows an offer). The failure they end at must be where the resource shows
+    /// it: its expiry is the end of grace (or of the order, without grace), at most ``longestGrace`` and an account
+    /// hold after it, and the fetch came after both. None when the orders are not of one numbering, `last` was a
+    /// proration or a renewal's trial or offer (whose length says nothing of the plan's), or they do not fit.
     private static func renewalsBefore(declined order: String, after last: Period, shownBy snapshot: GoogleFact.Snapshot,
                                        facts: TokenFacts) -> [Period] {
         let day: Millis = 86_400_000
@@ -535,8 +548,8 @@ struct TokenTimeline {
         let length: ShownPeriod.Length?
         if !last.isTrial, !last.isIntroductory {
             length = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
-        } else if first == 1, let start = facts.start {
-            length = ShownPeriod.billingPeriod(subscriptionStart: start, expiry: soldEnd, orderIndex: 1)
+        } else if first == 1, let start = facts.start, let expiry = snapshot.expiry {
+            length = ShownPeriod.billingPeriod(subscriptionStart: start, expiry: expiry, orderIndex: declinedIndex - 1)
         } else {
             length = nil
         }
@@ -548,6 +561,7 @@ struct TokenTimeline {
             renewals.append(filled(base: base, index: index, start: start, end: end, shownBy: snapshot, after: last))
             start = end
         }
+        if let expiry = snapshot.expiry, start > expiry + day || start < expiry - 2 * longestGrace - day { return [] }
         return renewals
     }
 
@@ -605,14 +619,13 @@ struct TokenTimeline {
         return order
     }
 
-    /// The index of the first of the orders at the end of `periods` that only a renewal notification announced
-    /// (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order
-    /// is none of them. (Orders ``missingOrders(after:before:expiry:facts:shownBy:)`` fills in are always followed
-    /// by the order shown.)
-    private static func trailingAnnounced(_ periods: [Period]) -> Int? {
-        guard periods.last?.isFilledIn == true else { return nil }
+    /// The index of the first of the orders at the end of `periods` that only a notice announced (`notified`:
+    /// ``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order is
+    /// none of them. (Orders a `..N` number proves are never among them.)
+    private static func trailingAnnounced(_ periods: [Period], notified: Set<String>) -> Int? {
+        guard let last = periods.last, notified.contains(last.id) else { return nil }
         var first = periods.count - 1
-        while first > 0, periods[first - 1].isFilledIn { first -= 1 }
+        while first > 0, notified.contains(periods[first - 1].id) { first -= 1 }
         return first
     }
 

@@ -166,14 +166,18 @@ struct Timeline: Sendable {
     /// period's length is the credit's worth of time, no billing term: it takes the term of the renewal after it
     /// (its product's next period, started by the as-of time), else the one of the period its change of plan
     /// replaced (a base plan and its add-ons share one billing period; a change to another billing period is
-    /// misread until its renewal shows), else its own length. So does the first order after any Google change of
-    /// plan, which runs the credit's worth or what was left of the old period (time proration, a prorated charge,
-    /// no proration) unless it was charged in full (a whole period of the new plan): its own length counts only as
-    /// a whole billing duration at least as long as the replaced plan's.
+    /// misread until its renewal shows), else its own length. So does the first order after a Google change of
+    /// plan that cut the old period short (an immediate change), which runs the credit's worth or what was left
+    /// of the old period (time proration, a prorated charge, no proration) unless it was charged in full (a whole
+    /// period of the new plan): its own length counts only as a whole billing duration at least as long as the
+    /// replaced plan's. After a deferred change (the old period ran to its end) the order is a whole period of
+    /// the new plan, whatever its length.
     private func listedTerm(of period: Period, prices list: PriceList) -> BillingDuration {
         if let listed = list.duration(platform: history.platform, productId: period.productId) { return listed }
         let own = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
-        guard period.isProration || (history.platform == .google && followsAChange(period)) else { return own }
+        let afterAnImmediateChange = history.platform == .google
+            && replaced(before: period).map { ($0.scheduledEnd ?? $0.end) > $0.end } == true
+        guard period.isProration || afterAnImmediateChange else { return own }
         func term(_ other: Period) -> BillingDuration? {
             guard !other.isProration, !other.isTrial, !other.isIntroductory else { return nil }
             let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: other))

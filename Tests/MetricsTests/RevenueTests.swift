@@ -262,6 +262,14 @@ import Testing
         #expect(credited.revenueMonthly.first { $0.productId == "premium" }?.mrrEnd.text == "9.99")
         let annual = try tables([upgrade(to: "premium_annual", utc(2027, 1, 25), price: 99_990_000)], asOf: utc(2026, 1, 31))
         #expect(annual.revenueMonthly.first { $0.productId == "premium_annual" }?.mrrEnd.text == "8.33")
+        // A deferred downgrade (the yearly period ran to its end): the month after it is a month of the new plan.
+        var yearly = paid("GPA.3", "pro_yearly", utc(2024, 1, 1), utc(2025, 1, 1), price: 99_990_000)
+        yearly.endReason = .replaced
+        let deferred = SubscriptionHistory(platform: .google, id: "d", periods: [
+            yearly, paid("GPA.4", "pro_monthly", utc(2025, 1, 1), utc(2025, 2, 1), price: 9_990_000),
+        ])
+        let downgraded = try tables([deferred], asOf: utc(2025, 1, 20))
+        #expect(downgraded.revenueMonthly.first { $0.productId == "pro_monthly" }?.mrrEnd.text == "9.99")
     }
 
     /// An Apple upgrade bought during grace starts a whole period of its own (a year), which its MRR runs over;

@@ -792,6 +792,19 @@ struct GoogleGraceTrapTests {
                                                           outcome: .lost(at: e + 60 * 86_400_000))])
     }
 
+    /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
+    /// billing issue: the order the notice started runs on past it.
+    @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
+        var token = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try token.notify(6, "2026-02-10T10:00:00Z")
+        try token.notify(5, "2026-02-17T10:00:00Z")
+        try token.notify(1, "2026-02-25T12:00:00Z")
+        try token.fetch("SUBSCRIPTION_STATE_ON_HOLD", at: "2026-02-25T12:00:10Z", start: "2026-01-10T10:00:00Z",
+                        expiry: "2026-02-17T10:00:00Z", order: "GPA.1234-5678-9012-34567")
+        #expect(token.history.episodes == [BillingEpisode(failedAt: ms("2026-02-10T10:00:00Z"), graceEnd: ms("2026-02-17T10:00:00Z"),
+                                                          outcome: .recovered(at: ms("2026-02-25T12:00:00Z")))])
+    }
+
     /// A fetch in account hold shows the expiry grace extended access to, though no record of the grace itself
     /// was archived: that is G.
     @Test func aHoldFetchShowsTheGraceEnd() throws {
@@ -910,6 +923,39 @@ struct GoogleEndedOrderTests {
         #expect(history.episodes == (notified.isEmpty ? [] : [
             BillingEpisode(failedAt: april, graceEnd: ms("2024-04-04T00:00:00Z"), outcome: .lost(at: ms("2024-05-04T00:00:00Z"))),
         ]))
+    }
+
+    /// After a 7-day free trial the trial's length says nothing of the plan's: the renewals a declined `..2` proves
+    /// run a month each, the period that puts the failure where the resource's expiry shows it. A later resource
+    /// showing an older order leaves them (a number proves them, no notice announced them). A grace only its
+    /// notice showed ends at the loss, from the failure as the declined order finally places it.
+    @Test func aDeclinedRenewalAfterATrial() throws {
+        var archive = Archive()
+        try archive.v1(token, product, at: start + 60_000, v1JSON(start: start, expiry: ms("2024-01-08T00:00:00Z"), orderId: "GPA.5",
+                                                                 paymentState: 2, autoRenewing: true))
+        try archive.rtdn(token, product, 6, at: ms("2024-03-08T00:00:00Z"))
+        try archive.rtdn(token, product, 13, at: ms("2024-03-15T00:00:00Z"))
+        archive.add(try record(.googleSubscriptionV1, v1JSON(start: start, expiry: ms("2024-03-15T00:00:00Z"), orderId: "GPA.5..2",
+                                                             paymentState: nil, autoRenewing: false, cancelReason: 1),
+                               receivedAt: ms("2024-03-20T00:00:00Z"), token: token, product: product))
+        let expected = [
+            "GPA.5 2024-01-01T00:00:00.000Z 2024-01-08T00:00:00.000Z",
+            "GPA.5..0 2024-01-08T00:00:00.000Z 2024-02-08T00:00:00.000Z",
+            "GPA.5..1 2024-02-08T00:00:00.000Z 2024-03-08T00:00:00.000Z",
+        ]
+        func orders(_ history: SubscriptionHistory) -> [String] {
+            history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" }
+        }
+        let history = GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        #expect(orders(history) == expected)
+        #expect(history.episodes == [BillingEpisode(failedAt: ms("2024-03-08T00:00:00Z"), graceEnd: ms("2024-03-15T00:00:00Z"),
+                                                    outcome: .lost(at: ms("2024-03-15T00:00:00Z")))])
+        // A later v2 fetch showing `..1`, the latest paid order, changes none of it.
+        try archive.v2(token, product, at: ms("2024-03-21T00:00:00Z"), v2JSON(
+            state: "SUBSCRIPTION_STATE_EXPIRED", start: "2024-01-01T00:00:00Z", expiry: "2024-03-08T00:00:00Z",
+            latestOrderId: "GPA.5..1", autoRenew: false, units: "4", nanos: 990_000_000,
+            extra: #""canceledStateContext":{"systemInitiatedCancellation":{}},"#))
+        #expect(orders(GoogleHistoryBuilder().history(id: token, facts: archive.facts)) == expected)
     }
 
     /// A first order seen only once expired states no payment (Google drops `paymentState`): it is paid, as

@@ -288,6 +288,14 @@ struct LenientContainerTests {
             }
             #expect(detail.hasSuffix("(the subscription's primary line item)"), "\(detail)")
         }
+        // A test purchase is still marked as one, whatever its line items say.
+        let test = json.replacingOccurrences(of: #""latestOrderId":"GPA.1","#, with: #""latestOrderId":"GPA.1","testPurchase":{},"#)
+        guard case .excluded(.test, let markers) = translator.translate(try record(.googleSubscriptionV2, test, receivedAt: Self.fetched,
+                                                                                   token: "t")) else {
+            Issue.record("a test purchase with an unreadable primary line item was not marked")
+            return
+        }
+        #expect(markers.map(\.subject) == ["t"])
     }
 
     @Test func aMistypedContextObjectIsAPart() throws {
