@@ -163,9 +163,30 @@ struct TokenTimeline {
             // those announced from it on give way.
             // The orders before the last one a recovery or resume announced stay: a resource showing it or a later
             // one is placed from its notice (`resumedAt`), with those in between.
-            let declined = TokenTimeline.showsDeclinedOrder(snapshot)
+            // An expired resource showing an order already known (fetched, or announced by a notice) confirms it:
+            // the order was paid, so it is no declined renewal. An announced one takes the price the resource states
+            // (and its end, unless the resource shows a billing issue, whose expiry is the grace's end); the orders
+            // announced after it give way, the ones before it stay.
+            let knownIndex = snapshot.order.flatMap { orderIndex[$0] }
+            let declined = TokenTimeline.showsDeclinedOrder(snapshot) && knownIndex == nil
+            if snapshot.state.state == GoogleSubscriptionState.expired, let i = knownIndex, notifiedOrders.contains(periods[i].id) {
+                notifiedOrders.remove(periods[i].id)
+                periods[i].isFilledIn = false
+                if let price = snapshot.priceMicros { periods[i].priceMicros = price }
+                if let currency = snapshot.currency { periods[i].currency = currency }
+                if let expiry = snapshot.expiry, expiry > periods[i].start, snapshot.state.cancelReason != 1,
+                   snapshot.state.cancelReason != GoogleSubscriptionState.declinedPriceIncrease {
+                    periods[i].end = min(expiry, snapshot.at)
+                }
+                while periods.count > i + 1, let later = periods.last, notifiedOrders.contains(later.id) {
+                    orderIndex[later.id] = nil
+                    notifiedOrders.remove(later.id)
+                    periods.removeLast()
+                }
+            }
             var resumedAt: Millis?
-            if open == nil, var firstAnnounced = TokenTimeline.trailingAnnounced(periods, notified: notifiedOrders),
+            if open == nil, !(knownIndex != nil && snapshot.state.state == GoogleSubscriptionState.expired),
+               var firstAnnounced = TokenTimeline.trailingAnnounced(periods, notified: notifiedOrders),
                [GoogleSubscriptionState.active, GoogleSubscriptionState.canceled, GoogleSubscriptionState.expired].contains(snapshot.state.state),
                (snapshot.order.flatMap { orderIndex[$0] } ?? firstAnnounced) >= firstAnnounced {
                 if declined, let order = snapshot.order {
@@ -521,10 +542,11 @@ struct TokenTimeline {
     }
 
     /// Whether `snapshot` shows the renewal the system could not charge: expired with `cancelReason` 1 (a billing
-    /// problem) or a declined price increase, its order not known paid.
+    /// problem) or a declined price increase, its order a renewal (`..N`: a first order is no renewal) not known
+    /// paid.
     private static func showsDeclinedOrder(_ snapshot: GoogleFact.Snapshot) -> Bool {
         guard snapshot.state.state == GoogleSubscriptionState.expired, !snapshot.paidOrder,
-              let reason = snapshot.state.cancelReason else { return false }
+              GoogleOrderId.index(snapshot.order) >= 1, let reason = snapshot.state.cancelReason else { return false }
         return reason == 1 || reason == GoogleSubscriptionState.declinedPriceIncrease
     }
 

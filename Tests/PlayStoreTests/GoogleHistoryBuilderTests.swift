@@ -792,6 +792,37 @@ struct GoogleGraceTrapTests {
                                                           outcome: .lost(at: e + 60 * 86_400_000))])
     }
 
+    /// An expired resource showing an order only a RENEWED notice announced confirms it: paid, so no declined
+    /// renewal (a v1 resource after a billing issue, `cancelReason` 1, its expiry the grace's end), and the orders
+    /// before it stay, whether the resource comes with its EXPIRED notice or weeks later.
+    @Test func anExpiredResourceConfirmsTheOrdersNoticesAnnounced() throws {
+        var failed = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        for (type, at) in [(2, "2026-02-10T10:00:00Z"), (2, "2026-03-10T10:00:00Z"), (6, "2026-04-10T10:00:00Z"),
+                           (5, "2026-04-13T10:00:00Z"), (13, "2026-05-13T10:00:00Z")] {
+            try failed.notify(type, at)
+        }
+        failed.archive.add(try record(.googleSubscriptionV1, v1JSON(start: ms("2026-01-10T10:00:00Z"), expiry: ms("2026-04-13T10:00:00Z"),
+                                                                    orderId: "GPA.1234-5678-9012-34567..1", paymentState: nil,
+                                                                    autoRenewing: false, cancelReason: 1),
+                                      receivedAt: ms("2026-05-13T10:00:00Z"), token: failed.token, product: failed.product))
+        #expect(failed.orders.map { $0.split(separator: " ").last ?? "" } == [
+            "2026-02-10T10:00:00.000Z", "2026-03-10T10:00:00.000Z", "2026-04-10T10:00:00.000Z",
+        ])
+        #expect(failed.history.episodes.map(\.failedAt) == [ms("2026-04-10T10:00:00Z")])
+
+        var cancelled = try NotifiedOnly(bought: "2026-01-10T10:00:00Z", expiry: "2026-02-10T10:00:00Z")
+        try cancelled.notify(2, "2026-02-10T10:00:00Z")
+        try cancelled.notify(2, "2026-03-10T10:00:00Z")
+        try cancelled.notify(13, "2026-04-10T10:00:00Z")
+        try cancelled.fetch("SUBSCRIPTION_STATE_EXPIRED", at: "2026-04-10T10:00:00Z", start: "2026-01-10T10:00:00Z",
+                            expiry: "2026-04-10T10:00:00Z", order: "GPA.1234-5678-9012-34567..1")
+        #expect(cancelled.orders == [
+            "1234-5678-9012-34567 2026-01-10T10:00:00.000Z 2026-02-10T10:00:00.000Z",
+            "0 2026-02-10T10:00:00.000Z 2026-03-10T10:00:00.000Z",
+            "1 2026-03-10T10:00:00.000Z 2026-04-10T10:00:00.000Z",
+        ])
+    }
+
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
     /// billing issue: the order the notice started runs on past it.
     @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
