@@ -484,6 +484,8 @@ struct TokenTimeline {
     /// orders before it that no resource showed (``missingOrders(after:before:expiry:facts:shownBy:)``):
     /// - after a known order, where the orders between them end (at that order's end when none are missing);
     /// - the first order (`GPA.x`) at the subscription's `startTime`;
+    /// - a renewal whose predecessors no fetch showed, when the archive holds the purchase's notice: after them,
+    ///   filled in from `startTime` (``ordersBefore(_:from:base:start:length:expiry:shownBy:after:)``);
     /// - a renewal whose predecessors the archive never showed (it begins mid-life, or a backfill logged only
     ///   current states) one billing period before its expiry (``ShownPeriod``), not at the fetch, which may come
     ///   any time while it runs; or at the RENEWED / RECOVERED notification that announced it, when that is no
@@ -498,6 +500,19 @@ struct TokenTimeline {
         let index = GoogleOrderId.index(order)
         if index == 0 { return (facts.start ?? announced ?? t, []) }
         guard let subscriptionStart = facts.start else { return (announced ?? t, []) }
+        // The archive holds the purchase itself (its SUBSCRIPTION_PURCHASED notice, at `startTime`) though no fetch
+        // of the first orders: their numbers prove them, from the start on, as between two fetched orders. (A
+        // backfill that begins mid-life holds no such notice, and nothing is made up before it.)
+        if index <= longestMissingRun, let (base, _) = GoogleOrderId.split(order),
+           facts.events.contains(where: { $0.type == GoogleNotificationType.purchased.rawValue && abs($0.at - subscriptionStart) <= 86_400_000 }),
+           let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index) {
+            var missing = ordersBefore(index, from: 0, base: base, start: subscriptionStart, length: length, expiry: expiry,
+                                       shownBy: snapshot, after: nil)
+            // The first may have been a free trial, which no resource says: counted as paid, and said
+            // (``Period/isAssumedPaid``), unless the token continues another.
+            if !missing.isEmpty { missing[0].isAssumedPaid = facts.linkedFrom.isEmpty }
+            if let last = missing.last { return (last.end, missing) }
+        }
         let shown = min(t, ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index))
         if let announced, announced >= shown - 3 * 86_400_000 { return (announced, []) }
         return (shown, [])
@@ -615,7 +630,7 @@ struct TokenTimeline {
     /// (``filled(base:index:start:end:shownBy:after:)``). None when they would not fit after `start`.
     private static func ordersBefore(_ shownIndex: Int64, from first: Int64, base: String, start: Millis,
                                      length: ShownPeriod.Length, expiry: Millis, shownBy snapshot: GoogleFact.Snapshot,
-                                     after previous: Period) -> [Period] {
+                                     after previous: Period?) -> [Period] {
         var orders: [Period] = []
         var start = start
         for index in first..<shownIndex {
@@ -631,12 +646,12 @@ struct TokenTimeline {
     /// price (`previous`'s product and currency where it states none), unpriced when `snapshot` shows a trial or
     /// an offer's price (an earlier order may have cost less).
     private static func filled(base: String, index: Int64, start: Millis, end: Millis, shownBy snapshot: GoogleFact.Snapshot,
-                               after previous: Period) -> Period {
+                               after previous: Period?) -> Period {
         let offer = snapshot.introductory || snapshot.offer
-        var order = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? previous.productId,
+        var order = Period(id: GoogleOrderId.id(base: base, index: index), productId: snapshot.productId ?? previous?.productId ?? "",
                            start: start, end: end, isIntroductory: offer,
                            priceMicros: snapshot.trial || offer ? nil : snapshot.priceMicros,
-                           currency: snapshot.currency ?? previous.currency)
+                           currency: snapshot.currency ?? previous?.currency)
         order.isFilledIn = true
         return order
     }

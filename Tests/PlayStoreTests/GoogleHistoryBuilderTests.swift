@@ -823,6 +823,27 @@ struct GoogleGraceTrapTests {
         ])
     }
 
+    /// The purchase's fetch missing, its SUBSCRIPTION_PURCHASED notice there: the first fetch shows `..0`, whose
+    /// number proves the order before it, from `startTime` (counted as paid, and said: it may have been a free
+    /// trial). Without the notice (a backfill that begins mid-life) nothing is made up before the order shown.
+    @Test func theOrdersBeforeTheFirstFetchAreFilledInWhenThePurchaseIsArchived() throws {
+        func archive(notified: Bool) throws -> SubscriptionHistory {
+            var archive = Archive()
+            if notified { try archive.rtdn("tok-p", "premium_annual", 4, at: ms("2024-01-21T00:01:00Z")) }
+            try archive.rtdn("tok-p", "premium_annual", 2, at: ms("2025-01-21T00:01:00Z"))
+            try archive.v2("tok-p", "premium_annual", at: ms("2025-01-21T00:01:00Z"), v2JSON(
+                state: "SUBSCRIPTION_STATE_ACTIVE", start: "2024-01-21T00:01:00Z", expiry: "2026-01-21T00:01:00Z",
+                latestOrderId: "GPA.3300-0000-0000-21123..0", product: "premium_annual", units: "39"))
+            return GoogleHistoryBuilder().history(id: "tok-p", facts: archive.facts)
+        }
+        let filled = try archive(notified: true)
+        #expect(filled.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \($0.priceMicros ?? 0) \($0.isAssumedPaid)" } == [
+            "GPA.3300-0000-0000-21123 2024-01-21T00:01:00.000Z 39990000 true",
+            "GPA.3300-0000-0000-21123..0 2025-01-21T00:01:00.000Z 39990000 false",
+        ])
+        #expect(try archive(notified: false).periods.map(\.id) == ["GPA.3300-0000-0000-21123..0"])
+    }
+
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
     /// billing issue: the order the notice started runs on past it.
     @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
