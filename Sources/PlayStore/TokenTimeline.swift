@@ -9,7 +9,7 @@ import Facts
 ///   between are filled in), or, with no order before it in the archive, one billing period before its expiry.
 /// - Notified orders: a SUBSCRIPTION_RENEWED of a running subscription that no fetch follows is the next order,
 ///   filled in until a resource shows it
-///   (``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``).
+///   (``announcedRenewal(after:at:productId:facts:billedFrom:recoveredAt:keepsBillingDate:)``).
 ///   After a billing issue or a pause, the first RECOVERED / RENEWED notice since it began is the recovery or the
 ///   resume: it closes the episode and starts the order it announces, which anchors the orders a later resource
 ///   shows (``ordersResumed(at:after:before:expiry:shownBy:)``); without a length to give that order, the next
@@ -54,6 +54,9 @@ struct TokenTimeline {
         /// anchor the ones a later resource shows. (Orders a `..N` number proves stay.)
         var notifiedOrders: Set<String> = []
         var anchoredOrders: Set<String> = []
+        /// Where the billing period of an order recovered in grace began: the failed renewal E, whose date it kept
+        /// (the order itself starts at the recovery).
+        var billedFrom: [String: Millis] = [:]
         /// The episodes whose grace only a notice showed: their grace end is worked out once the replay is over.
         var notifiedGrace: Set<Int> = []
         /// The `cancelReason` an expired resource states for an order ending at `end`.
@@ -99,7 +102,8 @@ struct TokenTimeline {
                     lastAnnouncement = t
                     // A renewal no fetch has shown yet: the order it announces, until a resource shows it.
                     if let last = periods.last,
-                       let announced = TokenTimeline.announcedRenewal(after: last, at: t, productId: event.productId, facts: facts),
+                       let announced = TokenTimeline.announcedRenewal(after: last, at: t, productId: event.productId, facts: facts,
+                                                                      billedFrom: billedFrom[last.id]),
                        orderIndex[announced.id] == nil {
                         orderIndex[announced.id] = periods.count
                         notifiedOrders.insert(announced.id)
@@ -119,6 +123,7 @@ struct TokenTimeline {
                         orderIndex[recovered.id] = periods.count
                         notifiedOrders.insert(recovered.id)
                         anchoredOrders.insert(recovered.id)
+                        if phase == .grace { billedFrom[recovered.id] = last.end }
                         periods.append(recovered)
                         phase = .active
                         phaseSince = t
@@ -525,13 +530,15 @@ struct TokenTimeline {
     /// it renews the same product and no price change was notified since `last` began, else unpriced. `nil` when
     /// `last` has no order number, ran no whole billing period as a full-price paid order (a free trial, an offer,
     /// a proration, one assumed paid, one cut short), or ends more than a day after `t` (the notice is about an
-    /// order already shown).
+    /// order already shown). An order recovered in grace ran from the recovery but was billed from the failed
+    /// renewal E, whose date it kept (`billedFrom`): its length is counted from there.
     ///
     /// After a billing issue or a pause the notice is the recovery or the resume, at `recoveredAt`: the order
     /// starts there, and runs to one period after `last`'s end when the billing date stays (a recovery in grace),
     /// else one period after the recovery (a recovery from account hold, a resume).
     private static func announcedRenewal(after last: Period, at t: Millis, productId: String?, facts: TokenFacts,
-                                         recoveredAt: Millis? = nil, keepsBillingDate: Bool = true) -> Period? {
+                                         billedFrom: Millis? = nil, recoveredAt: Millis? = nil,
+                                         keepsBillingDate: Bool = true) -> Period? {
         let day: Millis = 86_400_000
         guard !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid, last.end - day <= t,
               let (base, _) = GoogleOrderId.split(last.id) else { return nil }
@@ -539,7 +546,7 @@ struct TokenTimeline {
         let soldEnd = last.scheduledEnd ?? last.end
         guard index < GoogleOrderId.largestRenewal,
               let length = ShownPeriod.candidates.first(where: { candidate in
-                  candidate.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false
+                  candidate.back(1, from: soldEnd).map { abs($0 - (billedFrom ?? last.start)) <= day } ?? false
               }),
               case let start = recoveredAt ?? last.end,
               let end = length.back(-1, from: keepsBillingDate ? last.end : start), end > start, end > t else { return nil }
@@ -657,8 +664,8 @@ struct TokenTimeline {
     }
 
     /// The index of the first of the orders at the end of `periods` that only a notice announced (`notified`:
-    /// ``announcedRenewal(after:at:productId:facts:recoveredAt:keepsBillingDate:)``); `nil` when the last order is
-    /// none of them. (Orders a `..N` number proves are never among them.)
+    /// ``announcedRenewal(after:at:productId:facts:billedFrom:recoveredAt:keepsBillingDate:)``); `nil` when the last
+    /// order is none of them. (Orders a `..N` number proves are never among them.)
     private static func trailingAnnounced(_ periods: [Period], notified: Set<String>) -> Int? {
         guard let last = periods.last, notified.contains(last.id) else { return nil }
         var first = periods.count - 1

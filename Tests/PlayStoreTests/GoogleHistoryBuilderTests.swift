@@ -736,6 +736,10 @@ struct GoogleGraceTrapTests {
         try grace.notify(6, "2026-02-10T10:00:00Z")
         try grace.notify(2, "2026-02-12T10:00:00Z")
         #expect(grace.orders.last == "0 2026-02-12T10:00:00.000Z 2026-03-10T10:00:00.000Z")
+        // The order recovered in grace kept the billing date: the renewal after it is a month from there too.
+        try grace.notify(2, "2026-03-10T10:00:00Z")
+        #expect(grace.orders.suffix(2) == ["0 2026-02-12T10:00:00.000Z 2026-03-10T10:00:00.000Z",
+                                           "1 2026-03-10T10:00:00.000Z 2026-04-10T10:00:00.000Z"])
         let e = ms("2026-02-10T10:00:00Z")
         #expect(grace.history.episodes == [BillingEpisode(failedAt: e, graceEnd: e + 30 * 86_400_000,
                                                           outcome: .recovered(at: ms("2026-02-12T10:00:00Z")))])
