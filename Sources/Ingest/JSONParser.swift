@@ -42,8 +42,9 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSON {
-        var reader = Reader(bytes: buffer)
+    /// `budget`: ``memoryBudget``, smaller in tests.
+    static func parse(buffer: UnsafeBufferPointer<UInt8>, budget: Int = memoryBudget) throws(JSONParseError) -> JSON {
+        var reader = Reader(bytes: buffer, budget: budget)
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -54,9 +55,16 @@ public struct JSONParser {
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
-        /// What is left of ``JSONParser/memoryBudget``: each value charges its slot, an object or array the room
-        /// reserved for its members, a string or number longer than Swift keeps inline its bytes.
-        var budget = JSONParser.memoryBudget
+        /// What is left of the budget (``JSONParser/memoryBudget``): each value charges its slot, an object or array
+        /// the room reserved for its members, a string or number longer than Swift keeps inline its bytes.
+        var budget: Int
+        let initialBudget: Int
+
+        init(bytes: UnsafeBufferPointer<UInt8>, budget: Int) {
+            self.bytes = bytes
+            self.budget = budget
+            initialBudget = budget
+        }
 
         mutating func skipWhitespace() {
             while index < bytes.count {
@@ -83,7 +91,7 @@ public struct JSONParser {
             default: break
             }
             guard budget >= 0 else {
-                throw fail("too large to read: its values would take more than \(JSONParser.memoryBudget >> 20) MiB of memory "
+                throw fail("too large to read: its values would take more than \(initialBudget >> 20) MiB of memory "
                            + "(a store record takes a few); split it into records")
             }
             switch bytes[index] {

@@ -59,8 +59,10 @@ struct Timeline: Sendable {
         }
         var involuntaryEnds: Set<Millis> = []
         var refundEnds: Set<Millis> = []
+        // A revocation ends its period's access (at its end too: a Google resource fetched after a revocation shows
+        // the revocation as the order's expiry); one after the end refunds a period already over, and ends nothing.
         for period in history.periods where period.start <= asOf {
-            if let revokedAt = revocation(of: period), revokedAt < period.end { refundEnds.insert(revokedAt) }
+            if let revokedAt = revocation(of: period), revokedAt <= period.end { refundEnds.insert(revokedAt) }
         }
         for episode in episodes {
             // A spell ending at G (or at E without grace) ends for the billing issue. One ending earlier inside

@@ -126,19 +126,29 @@ import Testing
         }
     }
 
-    /// A text whose parsed values would take more than ``JSONParser/memoryBudget`` is refused where the budget
-    /// runs out (a few megabytes of tiny objects would otherwise take gigabytes); a text of as many bytes in
-    /// few long strings is read.
+    /// A text whose parsed values would take more than its budget (``JSONParser/memoryBudget``, 2 MiB here so
+    /// that the test stays small beside the others) is refused where the budget runs out: a few megabytes of tiny
+    /// objects would otherwise take gigabytes. A text of as many bytes in few long strings is read.
     @Test func aTextOfTooManyValuesIsRefusedWithinTheBudget() throws {
-        let tiny = "[" + Array(repeating: #"{"b":1}"#, count: 200_000).joined(separator: ",") + "]"
+        func parse(_ text: String) throws(JSONParseError) -> JSON {
+            let bytes = Array(text.utf8)
+            let result: Result<JSON, JSONParseError> = bytes.withUnsafeBufferPointer { buffer in
+                do throws(JSONParseError) { return .success(try JSONParser.parse(buffer: buffer, budget: 2 << 20)) } catch {
+                    return .failure(error)
+                }
+            }
+            return try result.get()
+        }
+        let tiny = "[" + Array(repeating: #"{"b":1}"#, count: 12_000).joined(separator: ",") + "]"
         do {
-            _ = try JSONParser.parse(tiny)
-            Issue.record("200,000 objects parsed")
+            _ = try parse(tiny)
+            Issue.record("12,000 objects parsed within 2 MiB")
         } catch {
-            #expect(error.message.hasPrefix("too large to read") && error.quarantineReason == .malformedJSON)
+            #expect(error.message.hasPrefix("too large to read: its values would take more than 2 MiB")
+                    && error.quarantineReason == .malformedJSON, "\(error.message)")
             #expect(error.offset < tiny.utf8.count / 2, "refused where the budget ran out: \(error.offset)")
         }
-        let long = "[" + Array(repeating: "\"" + String(repeating: "x", count: 7_000) + "\"", count: 100).joined(separator: ",") + "]"
-        #expect(try JSONParser.parse(long).array?.count == 100)
+        let long = "[" + Array(repeating: "\"" + String(repeating: "x", count: 800) + "\"", count: 100).joined(separator: ",") + "]"
+        #expect(try parse(long).array?.count == 100)
     }
 }

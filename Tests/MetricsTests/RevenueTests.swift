@@ -285,6 +285,18 @@ import Testing
         #expect(result.revenueMonthly.first { $0.productId == "yearly" }?.mrrEnd.text == "4.17")
     }
 
+    /// A Google order first fetched after its revocation shows the revocation as its expiry: revoked at its end,
+    /// it is still a refund churn, not another reason's. A refund after a period's end ends nothing.
+    @Test func aRevocationAtThePeriodsEndIsARefundChurn() throws {
+        var cut = paid("GPA.1", "monthly", utc(2024, 12, 3), utc(2024, 12, 15), price: 5_490_000, revokedAt: utc(2024, 12, 15))
+        cut.endReason = .developerCancel
+        let result = try tables([SubscriptionHistory(platform: .google, id: "c", periods: [cut])], asOf: utc(2024, 12, 31))
+        #expect(result.subscriptionRow("2024-12", "google", "monthly")?.churnedRefund == 1)
+        let later = paid("GPA.2", "monthly", utc(2024, 11, 3), utc(2024, 12, 3), price: 5_490_000, revokedAt: utc(2024, 12, 10))
+        let old = try tables([SubscriptionHistory(platform: .google, id: "o", periods: [later])], asOf: utc(2024, 12, 31))
+        #expect(old.subscriptionRow("2024-12", "google", "monthly")?.churnedRefund == 0)
+    }
+
     /// MRR per month: P1W ×4, P3M ÷3, P1Y ÷12, an odd 10-day period × 30/10; summed exactly before rounding.
     @Test func mrrMultipliers() throws {
         let prices = try PriceList(csv: """
