@@ -300,6 +300,14 @@ struct TokenTimeline {
                 }
                 if phase != .hold { phase = .hold; phaseSince = t }
             case GoogleSubscriptionState.paused:
+                // The order the pause ended, when no fetch showed it running: it ran to the expiry shown.
+                if open == nil, let order = snapshot.order, orderIndex[order] == nil, [Phase.active, .none, .paused].contains(phase) {
+                    for ended in TokenTimeline.endedOrder(snapshot, facts: facts, after: periods.last, continuing: true) {
+                        orderIndex[ended.id] = periods.count
+                        periods.append(ended)
+                    }
+                    if orderIndex[order] != nil { pausedOrders.insert(order) }
+                }
                 if phase == .active, let last = periods.last { pausedOrders.insert(last.id) }
                 if open == nil, phase != .paused { phase = .paused; phaseSince = t }
             case GoogleSubscriptionState.expired:

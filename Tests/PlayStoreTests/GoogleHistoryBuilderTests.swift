@@ -848,6 +848,26 @@ struct GoogleGraceTrapTests {
         #expect(try archive(notified: false).periods.map(\.id) == ["GPA.3300-0000-0000-21123..0"])
     }
 
+    /// A free trial, then a renewal only its notice shows (after a trial nothing is announced), then a fetch in
+    /// the pause showing that order: it ran from the trial's end to the pause, and the pause ended it.
+    @Test func anOrderOnlyAPausedFetchShows() throws {
+        var archive = Archive()
+        try archive.v2("tok-z", "premium_monthly", at: ms("2025-05-20T13:39:00Z"), v2JSON(
+            state: "SUBSCRIPTION_STATE_ACTIVE", start: "2025-05-20T13:39:00Z", expiry: "2025-05-27T13:39:00Z",
+            latestOrderId: "GPA.3300-0000-0000-09432", offerPhase: #""freeTrial":{}"#))
+        try archive.rtdn("tok-z", "premium_monthly", 2, at: ms("2025-05-27T13:39:00Z"))
+        try archive.rtdn("tok-z", "premium_monthly", 10, at: ms("2025-06-27T13:39:00Z"))
+        try archive.v2("tok-z", "premium_monthly", at: ms("2025-06-27T13:39:00Z"), v2JSON(
+            state: "SUBSCRIPTION_STATE_PAUSED", start: "2025-05-20T13:39:00Z", expiry: "2025-06-27T13:39:00Z",
+            latestOrderId: "GPA.3300-0000-0000-09432..0"))
+        let history = GoogleHistoryBuilder().history(id: "tok-z", facts: archive.facts)
+        #expect(history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end)) \($0.isTrial)" } == [
+            "GPA.3300-0000-0000-09432 2025-05-20T13:39:00.000Z 2025-05-27T13:39:00.000Z true",
+            "GPA.3300-0000-0000-09432..0 2025-05-27T13:39:00.000Z 2025-06-27T13:39:00.000Z false",
+        ])
+        #expect(history.periods.last?.endReason == .paused)
+    }
+
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
     /// billing issue: the order the notice started runs on past it.
     @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
