@@ -375,7 +375,7 @@ struct TokenTimeline {
             }
         }
         periods.removeAll { $0.start >= $0.end }
-        TokenTimeline.priceIntroductoryCyclesAfterATrial(&periods, facts: facts)
+        TokenTimeline.priceIntroductoryCycles(&periods, facts: facts)
         let signals = TokenTimeline.autoRenewSignals(facts)
         for i in periods.indices {
             periods[i].endReason = TokenTimeline.endReason(of: periods[i], paused: pausedOrders.contains(periods[i].id),
@@ -390,13 +390,17 @@ struct TokenTimeline {
     /// when a resource showed the token's first order (`GPA.x`) as a free trial, the cycles are orders `..0` to
     /// `..<cycles - 1>` (positions 1 to `cycles`), not 0 to `cycles - 1` as each resource alone reads them. (The
     /// times cannot tell: a trial may last a billing period, and a pause makes the first order look short.)
-    /// Orders filled in (no price stated) stay unpriced.
-    private static func priceIntroductoryCyclesAfterATrial(_ periods: inout [Period], facts: TokenFacts) {
-        guard let offer = facts.snapshots.lazy.compactMap(\.state.introductoryOffer).first,
-              facts.snapshots.contains(where: { $0.trial && $0.order != nil && GoogleOrderId.index($0.order) == 0 }) else { return }
-        for index in periods.indices where !periods[index].isTrial && periods[index].priceMicros != nil {
+    /// Orders filled in (no resource stated their price) are priced the same way by their position: the stated
+    /// cycles and price, the order's number (with no trial shown, positions 0 to `cycles - 1`).
+    private static func priceIntroductoryCycles(_ periods: inout [Period], facts: TokenFacts) {
+        guard let offer = facts.snapshots.lazy.compactMap(\.state.introductoryOffer).first, offer.cycles >= 1 else { return }
+        let afterTrial = facts.snapshots.contains { $0.trial && $0.order != nil && GoogleOrderId.index($0.order) == 0 }
+        let first: Int64 = afterTrial ? 1 : 0
+        for index in periods.indices where !periods[index].isTrial {
+            let filled = periods[index].isFilledIn && periods[index].priceMicros == nil
+            guard filled || (afterTrial && periods[index].priceMicros != nil) else { continue }
             let position = GoogleOrderId.index(periods[index].id)
-            guard position >= 1, position <= offer.cycles else { continue }
+            guard position >= first, position - first < offer.cycles else { continue }
             periods[index].isIntroductory = true
             periods[index].priceMicros = offer.micros
         }

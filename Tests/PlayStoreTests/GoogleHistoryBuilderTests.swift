@@ -1264,9 +1264,9 @@ struct GoogleShownOrderTests {
                 == ["GPA.32 false true"])
     }
 
-    @Test func ordersMissingFromAnOfferedSubscriptionAreUnpriced() throws {
+    @Test func ordersMissingFromAnOfferedSubscriptionArePricedByTheirCycle() throws {
         // Three cycles at 0.99: `GPA.41`, `..0` and `..1` were introductory, `..2` (the fourth order) is not, so
-        // the missing orders are not priced like it.
+        // the missing orders are priced by their position among the stated cycles, not like it.
         let start = ms("2024-01-05T00:00:00Z")
         let intro = #","introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"990000","introductoryPriceCycles":3,"introductoryPricePeriod":"P1M"}}"#
         var archive = Archive()
@@ -1278,9 +1278,7 @@ struct GoogleShownOrderTests {
         #expect(archive.failures.isEmpty)
         let history = GoogleHistoryBuilder().history(id: "tok-i", facts: archive.facts)
         #expect(history.periods.map(\.id) == ["GPA.41", "GPA.41..0", "GPA.41..1", "GPA.41..2"])
-        #expect(history.periods.map(\.priceMicros) == [990_000, nil, nil, 4_990_000])
-        // The filled-in orders may have cost the introductory price: priced from the list, they are counted as
-        // offers priced so. The shown ones state their price.
+        #expect(history.periods.map(\.priceMicros) == [990_000, 990_000, 990_000, 4_990_000])
         #expect(history.periods.map(\.isIntroductory) == [true, true, true, false])
     }
 
