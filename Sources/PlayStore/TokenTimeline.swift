@@ -59,6 +59,9 @@ struct TokenTimeline {
         var billedFrom: [String: Millis] = [:]
         /// The episodes whose grace only a notice showed: their grace end is worked out once the replay is over.
         var notifiedGrace: Set<Int> = []
+        /// A grace or hold notice that came before any order was known (the purchase's fetch missing): when
+        /// (E, the grace notice) and where the hold began, for the orders a later resource proves.
+        var issueBeforeOrders: (at: Millis, holdAt: Millis?)?
         /// The `cancelReason` an expired resource states for an order ending at `end`.
         var statedEnds: [String: (end: Millis, reason: Int)] = [:]
 
@@ -130,8 +133,16 @@ struct TokenTimeline {
                     }
                     if phase == .active || phase == .none || first { lastAnnouncement = t }
                 case .inGracePeriod?:
-                    if openEpisode(at: t) { phase = .grace; phaseSince = t }
+                    if openEpisode(at: t) {
+                        phase = .grace
+                        phaseSince = t
+                    } else if periods.isEmpty, phase == .none, issueBeforeOrders == nil {
+                        issueBeforeOrders = (t, nil)
+                    }
                 case .onHold?:
+                    if open == nil, periods.isEmpty, phase == .none {
+                        issueBeforeOrders = issueBeforeOrders.map { ($0.at, $0.holdAt ?? t) } ?? (t, t)
+                    }
                     if open == nil, !openEpisode(at: t) { break }
                     if phase == .grace, open?.graceEnd == nil { open?.graceEnd = t }
                     phase = .hold
@@ -248,7 +259,7 @@ struct TokenTimeline {
                 case .active, .none: resumedAt
                 case .expired, .deferred: nil
                 }
-                let start: Millis
+                var start: Millis
                 if let resumedFrom {
                     // The orders charged from there up to the one shown, which no fetch showed.
                     let resumed = periods.last.map {
@@ -269,6 +280,16 @@ struct TokenTimeline {
                         periods.append(missing)
                     }
                     start = placed.start
+                    // The orders before this one, proven only now, end where a grace or hold notice said a renewal
+                    // failed: that billing issue, recovered by this order (from its notice, else this fetch).
+                    if let issue = issueBeforeOrders, let failedAt = placed.missing.last?.end, abs(failedAt - issue.at) <= 86_400_000 {
+                        let recoveredAt = max(announced ?? t, failedAt)
+                        if issue.holdAt == nil { notifiedGrace.insert(episodes.count) }
+                        episodes.append(BillingEpisode(failedAt: failedAt, graceEnd: max(issue.holdAt ?? failedAt, failedAt),
+                                                       outcome: .recovered(at: recoveredAt)))
+                        start = recoveredAt
+                    }
+                    issueBeforeOrders = nil
                 }
                 orderIndex[order] = periods.count
                 var shown = Period(id: order, productId: snapshot.productId ?? "", start: start, end: expiry,

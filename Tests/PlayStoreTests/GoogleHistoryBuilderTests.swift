@@ -868,6 +868,25 @@ struct GoogleGraceTrapTests {
         #expect(history.periods.last?.endReason == .paused)
     }
 
+    /// The purchase's fetch missing: a grace notice comes while no order is known, then the recovery's fetch
+    /// shows `..0`. The order before it, proven by that number and filled in from the purchase, ends where the
+    /// grace notice said the renewal failed: that is the billing issue, recovered at its notice.
+    @Test func aBillingIssueBeforeAnyOrderWasKnown() throws {
+        var archive = Archive()
+        let start = ms("2024-05-05T00:01:00Z"), e = ms("2024-06-05T00:01:00Z"), t = ms("2024-06-10T05:55:00Z")
+        try archive.rtdn("tok-b", "premium_monthly", 4, at: start)
+        try archive.rtdn("tok-b", "premium_monthly", 6, at: e)
+        try archive.rtdn("tok-b", "premium_monthly", 1, at: t)
+        try archive.v1("tok-b", "premium_monthly", at: t, v1JSON(start: start, expiry: ms("2024-07-05T00:01:00Z"),
+                                                                orderId: "GPA.3300-0000-0000-16569..0", paymentState: 1, autoRenewing: true))
+        let history = GoogleHistoryBuilder().history(id: "tok-b", facts: archive.facts)
+        #expect(history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" } == [
+            "GPA.3300-0000-0000-16569 2024-05-05T00:01:00.000Z 2024-06-05T00:01:00.000Z",
+            "GPA.3300-0000-0000-16569..0 2024-06-10T05:55:00.000Z 2024-07-05T00:01:00.000Z",
+        ])
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e + 30 * 86_400_000, outcome: .recovered(at: t))])
+    }
+
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
     /// billing issue: the order the notice started runs on past it.
     @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
