@@ -274,7 +274,8 @@ struct TokenTimeline {
                     start = announced ?? t
                 } else {
                     let placed = TokenTimeline.place(order, expiry: expiry, shownAt: t, announced: announced,
-                                                     after: periods.last, facts: facts, shownBy: snapshot)
+                                                     after: periods.last, facts: facts, shownBy: snapshot,
+                                                     notifiedFailure: periods.isEmpty ? issueBeforeOrders?.at : nil)
                     for missing in placed.missing {
                         orderIndex[missing.id] = periods.count
                         periods.append(missing)
@@ -529,8 +530,8 @@ struct TokenTimeline {
     ///   any time while it runs; or at the RENEWED / RECOVERED notification that announced it, when that is no
     ///   more than three days earlier.
     private static func place(_ order: String, expiry: Millis, shownAt t: Millis, announced: Millis?,
-                              after previous: Period?, facts: TokenFacts,
-                              shownBy snapshot: GoogleFact.Snapshot) -> (start: Millis, missing: [Period]) {
+                              after previous: Period?, facts: TokenFacts, shownBy snapshot: GoogleFact.Snapshot,
+                              notifiedFailure: Millis? = nil) -> (start: Millis, missing: [Period]) {
         if let previous {
             let missing = missingOrders(after: previous, before: order, expiry: expiry, facts: facts, shownBy: snapshot)
             return (missing.last?.end ?? previous.end, missing)
@@ -541,11 +542,29 @@ struct TokenTimeline {
         // The archive holds the purchase itself (its SUBSCRIPTION_PURCHASED notice, at `startTime`) though no fetch
         // of the first orders: their numbers prove them, from the start on, as between two fetched orders. (A
         // backfill that begins mid-life holds no such notice, and nothing is made up before it.)
+        let day: Millis = 86_400_000
         if index <= longestMissingRun, let (base, _) = GoogleOrderId.split(order),
-           facts.events.contains(where: { $0.type == GoogleNotificationType.purchased.rawValue && abs($0.at - subscriptionStart) <= 86_400_000 }),
-           let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index) {
-            var missing = ordersBefore(index, from: 0, base: base, start: subscriptionStart, length: length, expiry: expiry,
-                                       shownBy: snapshot, after: nil)
+           facts.events.contains(where: { $0.type == GoogleNotificationType.purchased.rawValue && abs($0.at - subscriptionStart) <= day }) {
+            var missing: [Period] = []
+            if let failure = notifiedFailure, let length = ShownPeriod.candidates.first(where: { candidate in
+                candidate.back(-index, from: subscriptionStart).map { abs($0 - failure) <= day } ?? false
+            }) {
+                // A billing issue notified at `failure`: they ran from the start to it, one period each (after a
+                // hold the order shown keeps no date of theirs).
+                var start = subscriptionStart
+                for position in 0..<index {
+                    guard let end = length.back(-1, from: start), end > start else { break }
+                    missing.append(filled(base: base, index: position, start: start, end: end, shownBy: snapshot, after: nil))
+                    start = end
+                }
+                if missing.count != Int(index) { missing = [] }
+            } else if let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index) {
+                // Else back to back up to the order shown, when they reach the notice that announced it (a gap no
+                // notice explains, as a hold's, leaves them out).
+                let placed = ordersBefore(index, from: 0, base: base, start: subscriptionStart, length: length, expiry: expiry,
+                                          shownBy: snapshot, after: nil)
+                if let end = placed.last?.end, announced.map({ $0 <= end + day }) ?? true { missing = placed }
+            }
             // The first may have been a free trial, which no resource says: counted as paid, and said
             // (``Period/isAssumedPaid``), unless the token continues another.
             if !missing.isEmpty { missing[0].isAssumedPaid = facts.linkedFrom.isEmpty }
@@ -752,7 +771,7 @@ struct TokenTimeline {
     /// or a deferred change not yet in effect is left out. (The caller leaves out the order shown after a billing
     /// issue or a system cancellation: the renewal never paid.) It ran to its expiry (or the fetch, if sooner),
     /// placed as
-    /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:)`` places a running one when it continued the
+    /// ``place(_:expiry:shownAt:announced:after:facts:shownBy:notifiedFailure:)`` places a running one when it continued the
     /// previous order (with the orders missing in between), else one billing period before its expiry, never
     /// before the previous order's end. Returns the missing orders, then it.
     private static func endedOrder(_ snapshot: GoogleFact.Snapshot, facts: TokenFacts, after previous: Period?,

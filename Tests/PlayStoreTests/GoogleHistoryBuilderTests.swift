@@ -885,6 +885,21 @@ struct GoogleGraceTrapTests {
             "GPA.3300-0000-0000-16569..0 2024-06-10T05:55:00.000Z 2024-07-05T00:01:00.000Z",
         ])
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e + 30 * 86_400_000, outcome: .recovered(at: t))])
+
+        // Account hold without grace: the recovery moved the billing date, so the order before it runs from the
+        // purchase to the failure, not back to back with the order shown.
+        var held = Archive()
+        let bought = ms("2024-01-05T00:00:00Z"), failed = ms("2024-02-05T00:00:00Z"), recovered = ms("2024-02-15T00:00:00Z")
+        try held.rtdn("tok-h", "premium_monthly", 4, at: bought)
+        try held.rtdn("tok-h", "premium_monthly", 5, at: failed)
+        try held.rtdn("tok-h", "premium_monthly", 1, at: recovered)
+        try held.v1("tok-h", "premium_monthly", at: recovered, v1JSON(start: bought, expiry: ms("2024-03-15T00:00:00Z"),
+                                                                     orderId: "GPA.3300-0000-0000-16570..0", paymentState: 1, autoRenewing: true))
+        let hold = GoogleHistoryBuilder().history(id: "tok-h", facts: held.facts)
+        #expect(hold.periods.map { "\(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" } == [
+            "2024-01-05T00:00:00.000Z 2024-02-05T00:00:00.000Z", "2024-02-15T00:00:00.000Z 2024-03-15T00:00:00.000Z",
+        ])
+        #expect(hold.episodes == [BillingEpisode(failedAt: failed, graceEnd: failed, outcome: .recovered(at: recovered))])
     }
 
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
