@@ -90,6 +90,26 @@ struct TokenTimeline {
             return true
         }
 
+        /// A renewal a RENEWED notice announced after an order whose length says nothing of the plan's (a free
+        /// trial, whose renewal is not filled in then): a failure notified at `t`, long after that order's end,
+        /// ends it there (unpriced: the notice states no price).
+        func fillRenewalBeforeFailure(at t: Millis) {
+            let day: Millis = 86_400_000
+            guard open == nil, phase == .active, let last = periods.last, last.end < t - day,
+                  let renewed = facts.events.last(where: {
+                      $0.type == GoogleNotificationType.renewed.rawValue && $0.at >= last.end - day && $0.at < t - day
+                  }),
+                  let (base, _) = GoogleOrderId.split(last.id), GoogleOrderId.index(last.id) < GoogleOrderId.largestRenewal
+            else { return }
+            var renewal = Period(id: GoogleOrderId.id(base: base, index: GoogleOrderId.index(last.id) + 1),
+                                 productId: renewed.productId ?? last.productId, start: last.end, end: t, currency: last.currency)
+            renewal.isFilledIn = true
+            guard orderIndex[renewal.id] == nil else { return }
+            orderIndex[renewal.id] = periods.count
+            notifiedOrders.insert(renewal.id)
+            periods.append(renewal)
+        }
+
         var snapshotIndex = 0
         var eventIndex = 0
         while snapshotIndex < facts.snapshots.count || eventIndex < facts.events.count {
@@ -133,6 +153,7 @@ struct TokenTimeline {
                     }
                     if phase == .active || phase == .none || first { lastAnnouncement = t }
                 case .inGracePeriod?:
+                    fillRenewalBeforeFailure(at: t)
                     if openEpisode(at: t) {
                         phase = .grace
                         phaseSince = t
@@ -143,6 +164,7 @@ struct TokenTimeline {
                     if open == nil, periods.isEmpty, phase == .none {
                         issueBeforeOrders = issueBeforeOrders.map { ($0.at, $0.holdAt ?? t) } ?? (t, t)
                     }
+                    fillRenewalBeforeFailure(at: t)
                     if open == nil, !openEpisode(at: t) { break }
                     if phase == .grace, open?.graceEnd == nil { open?.graceEnd = t }
                     phase = .hold

@@ -902,6 +902,24 @@ struct GoogleGraceTrapTests {
         #expect(hold.episodes == [BillingEpisode(failedAt: failed, graceEnd: failed, outcome: .recovered(at: recovered))])
     }
 
+    /// A free trial, its renewal only a RENEWED notice shows (not filled in then: a trial's length is no billing
+    /// period), then a grace notice a month later: that renewal ran to the failure, which is where the episode
+    /// begins, not at the trial's end.
+    @Test func aRenewalAfterATrialEndsAtTheNotifiedFailure() throws {
+        var archive = Archive()
+        let start = ms("2025-02-14T22:25:00Z"), trialEnd = ms("2025-02-21T22:25:00Z"), e = ms("2025-03-21T22:25:00Z")
+        try archive.v1("tok-e", "premium_monthly", at: start, v1JSON(start: start, expiry: trialEnd, orderId: "GPA.3300-0000-0000-19332",
+                                                                    paymentState: 2, autoRenewing: true))
+        try archive.rtdn("tok-e", "premium_monthly", 2, at: trialEnd)
+        try archive.rtdn("tok-e", "premium_monthly", 6, at: e)
+        let history = GoogleHistoryBuilder().history(id: "tok-e", facts: archive.facts)
+        #expect(history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.end)) \($0.isTrial)" } == [
+            "GPA.3300-0000-0000-19332 2025-02-21T22:25:00.000Z true",
+            "GPA.3300-0000-0000-19332..0 2025-03-21T22:25:00.000Z false",
+        ])
+        #expect(history.episodes.map(\.failedAt) == [e])
+    }
+
     /// A fetch in account hold logged just after the SUBSCRIPTION_RECOVERED notice (a stale read) is no new
     /// billing issue: the order the notice started runs on past it.
     @Test func aStaleHoldFetchAfterARecoveryIsNoNewIssue() throws {
