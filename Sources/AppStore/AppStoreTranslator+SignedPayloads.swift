@@ -4,7 +4,12 @@ import Ingest
 /// App Store Server API / Notifications V2: JWS payloads, verified before any fact is taken from them.
 extension AppStoreTranslator {
     func notificationV2(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> Translation {
-        let payload = try verified(text, envelope: envelope, decoded: decoded)
+        let jws = decoded.flatMap { $0.text == text ? $0 : nil } ?? CompactJWS(text)
+        // Notifications V2 sent before Apple added `signedDate` to them (2021 to early 2022) do not say when they
+        // were signed: the transaction or renewal info signed with them does.
+        var undatedAt: Millis?
+        if let jws, jws.payload["signedDate"] == nil { undatedAt = nestedSigningTime(jws) ?? envelope.receivedAt }
+        let payload = try verified(text, envelope: envelope, decoded: jws, undatedAt: undatedAt)
         guard let type = payload["notificationType"]?.nonEmptyString else {
             throw .invalid("notification V2 without notificationType")
         }
@@ -25,8 +30,8 @@ extension AppStoreTranslator {
             return .used([])
         default: break
         }
-        guard let signedDate = try millis(payload, "signedDate", path: "") else {
-            throw .invalid("notification V2 without signedDate")
+        guard let signedDate = try millis(payload, "signedDate", path: "") ?? undatedAt else {
+            throw .invalid("notification V2 without signedDate, and neither a verified signedTransactionInfo / signedRenewalInfo nor received_at dates it")
         }
 
         // The transaction, the renewal info and the notification's own statement are units: one that cannot be
@@ -151,21 +156,37 @@ extension AppStoreTranslator {
 
     // MARK: Checks
 
-    /// `decoded`: `text` as the record parser decoded it, if it did (used only when it is that text).
-    func verified(_ text: String, envelope: Envelope, decoded: CompactJWS?) throws(Rejection) -> JSON {
+    /// `decoded`: `text` as the record parser decoded it, if it did (used only when it is that text). `undatedAt`:
+    /// when the payload was signed if it states no `signedDate` (else the record's `received_at`), the time its
+    /// certificates are checked at.
+    func verified(_ text: String, envelope: Envelope, decoded: CompactJWS?, undatedAt: Millis? = nil) throws(Rejection) -> JSON {
         let jws: CompactJWS
+        let fallback = undatedAt ?? envelope.receivedAt
         do throws(JWSVerificationError) {
             if let decoded, decoded.text == text {
-                try verifier.verify(decoded, unsignedDateFallback: envelope.receivedAt)
+                try verifier.verify(decoded, unsignedDateFallback: fallback)
                 jws = decoded
             } else {
-                jws = try verifier.verify(text, unsignedDateFallback: envelope.receivedAt)
+                jws = try verifier.verify(text, unsignedDateFallback: fallback)
             }
         } catch {
             throw .quarantined(.badSignature, error.description)
         }
         guard jws.payload.object != nil else { throw .invalid("JWS payload is not an object") }
         return jws.payload
+    }
+
+    /// The `signedDate` of the transaction or renewal info inside a notification (`jws`, itself not verified yet), taken
+    /// from the first that verifies on its own: Apple signs them with the notification, so it dates one that
+    /// states no `signedDate` of its own.
+    private func nestedSigningTime(_ jws: CompactJWS) -> Millis? {
+        for key in ["signedTransactionInfo", "signedRenewalInfo"] {
+            guard let text = jws.payload["data", key]?.nonEmptyString,
+                  let nested = try? verifier.verify(text),
+                  let at = try? millis(nested.payload, "signedDate", path: "") else { continue }
+            return at
+        }
+        return nil
     }
 
     /// The payload of a JWS inside a verified notification (`signedTransactionInfo`, `signedRenewalInfo`), verified in

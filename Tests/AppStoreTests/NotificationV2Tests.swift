@@ -44,16 +44,32 @@ import Testing
 
     func notification(_ type: String, subtype: String? = nil, transaction: String? = NotificationV2Tests.transaction(),
                       renewal: String? = NotificationV2Tests.renewal(), environment: String = "Production",
-                      bundle: String = "com.example.app") throws -> Translation {
+                      bundle: String = "com.example.app", dated: Bool = true,
+                      envelope: Envelope = Envelope()) throws -> Translation {
         var data = #""appAppleId":1234567890,"bundleId":"\#(bundle)","bundleVersion":"42","environment":"\#(environment)","status":1"#
         if let transaction { data += #","signedTransactionInfo":"\#(try chain.sign(transaction))""# }
         if let renewal { data += #","signedRenewalInfo":"\#(try chain.sign(renewal))""# }
         let sub = subtype.map { #""subtype":"\#($0)","# } ?? ""
         let payload = """
         {"notificationType":"\(type)",\(sub)"notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",\
-        "data":{\(data)},"version":"2.0","signedDate":\(Self.signedDate)}
+        "data":{\(data)},"version":"2.0"\(dated ? #","signedDate":\#(Self.signedDate)"# : "")}
         """
-        return translator.translate(record(.appleNotificationV2, jws: try chain.sign(payload)))
+        return translator.translate(record(.appleNotificationV2, jws: try chain.sign(payload), envelope: envelope))
+    }
+
+    /// Notifications V2 of 2021 and early 2022 carry no `signedDate`: the transaction and renewal info Apple signed
+    /// with them do, and date both the chain's check and the statement. With neither nested JWS, the record's
+    /// `received_at` does; with nothing at all, no time to check the certificates at is left.
+    @Test func aNotificationWithoutSignedDateIsDatedByWhatWasSignedWithIt() throws {
+        let renewed = try notification("DID_RENEW", dated: false)
+        let period = try #require(renewed.facts.of(AppleFactKind.period).first)
+        #expect(period.observedAt == Self.signedDate && period.end == Self.expires)
+        #expect(renewed.quarantineReason == nil && renewed.parts.isEmpty)
+        let bare = try notification("DID_CHANGE_RENEWAL_STATUS", transaction: nil, renewal: nil, dated: false)
+        #expect(bare.quarantineReason == .badSignature)
+        let logged = try notification("DID_CHANGE_RENEWAL_STATUS", transaction: nil, renewal: nil, dated: false,
+                                      envelope: Envelope(receivedAt: Self.signedDate))
+        #expect(logged.quarantineReason == nil)
     }
 
     /// A refund request names the transaction it is about, often an older one than the subscription's latest:
