@@ -372,7 +372,11 @@ enum LedgerSchema {
 
     /// Event-time range of the ledger: the earliest instant any fact is about, the latest statement, among the
     /// facts inside the window reports read (`PlausibleTimes.representable`; an ingest stores no other).
-    static let eventRange = "SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ?"
+    /// The facts' event range. A test purchase's marker is left out: its records are excluded, and one that states
+    /// no time at all (a pending test purchase without `received_at`) is dated at the earliest plausible time.
+    static let eventRange = """
+        SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ? AND kind <> 'test_purchase'
+        """
 
     static let listQuarantine = """
         SELECT reason, detail, file, member, position, raw, raw_size, dictionary, part FROM quarantine

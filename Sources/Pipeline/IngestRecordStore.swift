@@ -90,7 +90,8 @@ struct IngestRecordStore {
                     counts.duplicate += 1
                 }
             case .stored(let stored, let facts):
-                for keyed in facts {
+                // The event range is the used records' (an excluded one states only a test purchase's marker).
+                for keyed in facts where stored.outcome == .used {
                     firstEventAt = min(firstEventAt ?? keyed.fact.at, keyed.fact.at)
                     lastEventAt = max(lastEventAt ?? keyed.fact.observedAt, keyed.fact.observedAt)
                 }

@@ -40,6 +40,7 @@ struct GoogleSubscriptionState: Hashable, Sendable {
     static let paused = "SUBSCRIPTION_STATE_PAUSED"
     static let expired = "SUBSCRIPTION_STATE_EXPIRED"
     static let pending = "SUBSCRIPTION_STATE_PENDING"
+    static let pendingPurchaseCanceled = "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"
 
     var code: String {
         "v\(version);\(state);pay=\(paymentState.map(String.init) ?? "");cancel=\(cancelReason.map(String.init) ?? "")"

@@ -276,11 +276,21 @@ extension PlayStoreTranslator {
         let autoResumeAt = parts.read(body.name("pausedStateContext"), body.json["pausedStateContext"]) {
             () throws(PayloadError) -> Millis? in try body.object("pausedStateContext")?.time("autoResumeTime")
         }
-        guard let observedAt = envelope.receivedAt
-                ?? Self.provenTime(state: stateName, start: start, expiry: expiry, order: order, cancelledAt: cancelledAt) else {
+        let provenAt = envelope.receivedAt
+            ?? Self.provenTime(state: stateName, start: start, expiry: expiry, order: order, cancelledAt: cancelledAt)
+        // A test purchase's marker, whatever time the resource lacks: every record of its token is excluded.
+        if try body.marker("testPurchase") {
+            let at = start ?? provenAt ?? times.earliest
+            return testPurchase(token: token, at: at, observedAt: provenAt ?? at)
+        }
+        guard let observedAt = provenAt else {
+            // Google sets no startTime on a purchase still pending (or cancelled before it was paid): it granted
+            // nothing, so there is nothing to date and nothing a report counts.
+            if stateName == GoogleSubscriptionState.pending || stateName == GoogleSubscriptionState.pendingPurchaseCanceled {
+                return .used([], parts: parts.parts)
+            }
             throw PayloadError(detail: "neither received_at nor startTime is present")
         }
-        if try body.marker("testPurchase") { return testPurchase(token: token, at: start ?? observedAt, observedAt: observedAt) }
         let state = GoogleSubscriptionState(version: 2, state: stateName, paymentState: item?.paymentState,
                                             cancelReason: cancelReason)
         var flags = item?.flags ?? []

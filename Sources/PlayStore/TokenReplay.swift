@@ -35,6 +35,9 @@ struct TokenReplay {
     private var open: OpenEpisode?
     /// The latest RENEWED / RECOVERED notice that counted (ms UTC).
     private var lastAnnouncement: Millis?
+    /// The latest time a record showed the subscription in grace, on hold or paused (ms UTC): a recovery or resume
+    /// came after it.
+    private var lastShownOut: Millis = .min
     /// Orders only a notice announced (a renewal, a recovery or a resume), which a resource may replace
     /// (``TokenTimeline/trailingAnnounced(_:notified:)``); those a recovery or resume notice announced start at the
     /// notice and anchor the ones a later resource shows. (Orders a `..N` number proves stay.)
@@ -77,7 +80,9 @@ struct TokenReplay {
 
     private mutating func apply(_ event: TokenFacts.Event) {
         let t = event.at
-        switch event.type.flatMap(GoogleNotificationType.init(rawValue:)) {
+        let type = event.type.flatMap(GoogleNotificationType.init(rawValue:))
+        if type == .inGracePeriod || type == .onHold || type == .paused { lastShownOut = max(lastShownOut, t) }
+        switch type {
         case .renewed? where phase == .active && open == nil:
             lastAnnouncement = t
             // A renewal no fetch has shown yet: the order it announces, until a resource shows it.
@@ -140,6 +145,10 @@ struct TokenReplay {
     // MARK: Resources
 
     private mutating func apply(_ snapshot: GoogleFact.Snapshot) {
+        if [GoogleSubscriptionState.inGracePeriod, GoogleSubscriptionState.onHold, GoogleSubscriptionState.paused]
+            .contains(snapshot.state.state) {
+            lastShownOut = max(lastShownOut, snapshot.at)
+        }
         let knownIndex = snapshot.order.flatMap { orderIndex[$0] }
         let declined = TokenTimeline.showsDeclinedOrder(snapshot) && knownIndex == nil
         if snapshot.state.state == GoogleSubscriptionState.expired, let i = knownIndex, notifiedOrders.contains(periods[i].id) {
@@ -238,11 +247,19 @@ struct TokenReplay {
             return
         }
         let announced = lastAnnouncement.flatMap { $0 >= phaseSince ? $0 : nil }
-        if phase == .grace || phase == .hold { closeEpisode(.recovered(at: announced ?? t)) }
-        // Where the orders up to the one shown began after a billing issue or a pause: the recovery or resume (its
-        // notice, else this fetch), or the order a notice of it anchored.
+        // When the subscription recovered or resumed: its notice; else, from account hold or a pause, the new
+        // billing date the order shows (``TokenTimeline/restart(of:expiry:after:since:fetchedAt:)``); else this
+        // fetch (a recovery in grace keeps the billing date, so the order does not show it).
+        var recoveredAt = announced ?? t
+        if announced == nil, phase == .hold || phase == .paused, let last = periods.last,
+           let restart = TokenTimeline.restart(of: order, expiry: expiry, after: last, since: max(phaseSince, lastShownOut), fetchedAt: t) {
+            recoveredAt = restart
+        }
+        if phase == .grace || phase == .hold { closeEpisode(.recovered(at: recoveredAt)) }
+        // Where the orders up to the one shown began after a billing issue or a pause: the recovery or resume, or
+        // the order a notice of it anchored.
         let resumedFrom: Millis? = switch phase {
-        case .grace, .hold, .paused: announced ?? t
+        case .grace, .hold, .paused: recoveredAt
         case .active, .none: resumedAt
         case .expired, .deferred: nil
         }
@@ -290,10 +307,17 @@ struct TokenReplay {
         guard phase == .active || phase == .none, i == periods.count - 1 else { return }
         if expiry > periods[i].end, periods[i].scheduledEnd == nil { periods[i].scheduledEnd = periods[i].end }
         periods[i].end = expiry
-        if let price = snapshot.priceMicros { periods[i].priceMicros = price }
-        if let currency = snapshot.currency { periods[i].currency = currency }
         // What one fetch shows of the order another may not (a v1 resource has no offer phase, a v2 one before
-        // 2026 neither): a proof is never taken back.
+        // 2026 neither): a proof is never taken back. So the introductory price a v1 fetch showed the order at
+        // stays when another fetch states only the recurring price (v2 without `offerPhase`), whichever came first.
+        if snapshot.introductory, !periods[i].isIntroductory {
+            // The price a fetch without the offer stated was the recurring one.
+            periods[i].isIntroductory = true
+            periods[i].priceMicros = snapshot.priceMicros
+        } else if let price = snapshot.priceMicros, snapshot.introductory || !periods[i].isIntroductory {
+            periods[i].priceMicros = price
+        }
+        if let currency = snapshot.currency { periods[i].currency = currency }
         if snapshot.prorated { periods[i].isProration = true }
         if snapshot.trial { periods[i].isTrial = true }
         if TokenTimeline.provesPayment(snapshot) { periods[i].isAssumedPaid = false }

@@ -154,6 +154,27 @@ extension TokenTimeline {
         return renewals
     }
 
+    /// When a subscription recovered from account hold or resumed from a pause that no notice dated, read from
+    /// `order`, the first order a resource shows after it: Google starts a new billing date then, so that order (and
+    /// those its `..N` number proves charged between, usually none) began whole billing periods before its
+    /// `expiry`. The period is the one `last` (the order before the issue) was sold with, else the first of
+    /// ``ShownPeriod/candidates`` that fits; `nil` when none puts the restart after `since` (the last record still
+    /// showing the issue) and no later than the fetch at `t`, within a day, or the orders are not of one numbering.
+    static func restart(of order: String, expiry: Millis, after last: Period, since: Millis, fetchedAt t: Millis) -> Millis? {
+        let day: Millis = 86_400_000
+        guard let (base, _) = GoogleOrderId.split(order), let (lastBase, _) = GoogleOrderId.split(last.id), base == lastBase
+        else { return nil }
+        let count = GoogleOrderId.index(order) - GoogleOrderId.index(last.id)
+        guard count >= 1, count <= longestMissingRun else { return nil }
+        let soldEnd = last.scheduledEnd ?? last.end
+        let sold = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
+        for length in (sold.map { [$0] } ?? []) + ShownPeriod.candidates {
+            guard let start = length.back(count, from: expiry), start >= since - day, start <= t + day else { continue }
+            return min(max(start, since), t)
+        }
+        return nil
+    }
+
     /// The orders from a recovery or a resume at `resumedAt` up to `order`, the first one a resource shows after
     /// it, that no resource showed: `order`'s number proves them charged after `last`, the last order before the
     /// billing issue or the pause. Back to back, one billing period each, ending one period before `order`'s

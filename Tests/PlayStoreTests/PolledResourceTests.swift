@@ -1,0 +1,125 @@
+import Facts
+import Ingest
+@testable import PlayStore
+import Testing
+
+private let builder = GoogleHistoryBuilder()
+private let active = "SUBSCRIPTION_STATE_ACTIVE"
+
+/// Google resources as a backend that polls them logs them: without the RTDN that dates each change, both APIs
+/// (v1 and v2) for the same token, and states Google sets no time on.
+struct PolledResourceTests {
+    static let order = "GPA.3321-0000-0000-00211"
+
+    /// A v1 body with `introductoryPriceInfo`: 0.99 USD for one monthly cycle.
+    static func introductoryV1(start: Millis, expiry: Millis) -> String {
+        let intro = #"{"introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"990000","#
+            + #""introductoryPricePeriod":"P1M","introductoryPriceCycles":1},"#
+        return intro + v1JSON(start: start, expiry: expiry, orderId: order, paymentState: 1, autoRenewing: true).dropFirst()
+    }
+
+    /// The first order bought at its introductory price, polled through both APIs: v1 states the offer's price,
+    /// v2 before Google added `offerPhase` only the recurring one. The order cost 0.99 whichever fetch came first.
+    @Test(arguments: [false, true])
+    func theIntroductoryPriceAV1FetchShowsStays(v2First: Bool) throws {
+        let start = ms("2024-01-10T10:00:00Z"), expiry = ms("2024-02-10T10:00:00Z")
+        let v2 = v2JSON(state: active, start: "2024-01-10T10:00:00Z", expiry: "2024-02-10T10:00:00Z",
+                        latestOrderId: Self.order, offerPhase: "")
+        var archive = Archive()
+        try archive.rtdn("tok-i", "premium_monthly", 4, at: start)
+        if v2First {
+            try archive.v2("tok-i", "premium_monthly", at: start + 3_600_000, v2)
+            try archive.v1("tok-i", "premium_monthly", at: start + 86_400_000, Self.introductoryV1(start: start, expiry: expiry))
+        } else {
+            try archive.v1("tok-i", "premium_monthly", at: start + 3_600_000, Self.introductoryV1(start: start, expiry: expiry))
+            try archive.v2("tok-i", "premium_monthly", at: start + 86_400_000, v2)
+        }
+        #expect(archive.failures.isEmpty)
+        let periods = builder.history(id: "tok-i", facts: archive.facts).periods
+        #expect(periods.map(\.priceMicros) == [990_000])
+        #expect(periods.map(\.isIntroductory) == [true])
+        #expect(periods.map(\.start) == [start])
+    }
+
+    /// A v2 fetch with an `introductoryPrice` phase (no price: the recurring one is the base plan's) after one that
+    /// stated only the recurring price: the order is introductory and unpriced, not charged 4.99.
+    @Test func anIntroductoryPhaseUnpricesWhatTheRecurringPriceSaid() throws {
+        let start = ms("2025-01-10T10:00:00Z")
+        var archive = Archive()
+        try archive.v2("tok-p", "premium_monthly", at: start + 3_600_000, v2JSON(
+            state: active, start: "2025-01-10T10:00:00Z", expiry: "2025-02-10T10:00:00Z", latestOrderId: Self.order, offerPhase: ""))
+        try archive.v2("tok-p", "premium_monthly", at: start + 86_400_000, v2JSON(
+            state: active, start: "2025-01-10T10:00:00Z", expiry: "2025-02-10T10:00:00Z", latestOrderId: Self.order,
+            offerPhase: #""introductoryPrice":{}"#))
+        let periods = builder.history(id: "tok-p", facts: archive.facts).periods
+        #expect(periods.map(\.priceMicros) == [nil])
+        #expect(periods.map(\.isIntroductory) == [true])
+    }
+
+    /// Weekly polls and no RTDNs: the renewal fails on 03-10 10:00 (E), fetches on 03-11 and 03-18 show the
+    /// account hold, the fetch on 03-27 the new order to 04-20 15:00. Recovering from hold starts a new billing date,
+    /// so the subscription recovered one month before that expiry (03-20 15:00, 245 hours after E), not at the fetch.
+    @Test(arguments: [1, 2])
+    func aRecoveryFromHoldThatOnlyPollsShowIsDatedByTheNewBillingDate(version: Int) throws {
+        let start = ms("2024-01-10T10:00:00Z"), e = ms("2024-03-10T10:00:00Z"), recovered = ms("2024-03-20T15:00:00Z")
+        let expiry = ms("2024-04-20T15:00:00Z")
+        func fetch(_ archive: inout Archive, at time: String, order: String, expiry: Millis, held: Bool) throws {
+            if version == 1 {
+                try archive.v1("tok-h", "premium_monthly", at: ms(time), v1JSON(start: start, expiry: expiry, orderId: order,
+                                                                               paymentState: held ? 0 : 1, autoRenewing: true))
+            } else {
+                try archive.v2("tok-h", "premium_monthly", at: ms(time), v2JSON(
+                    state: held ? "SUBSCRIPTION_STATE_ON_HOLD" : active, start: "2024-01-10T10:00:00Z",
+                    expiry: Timestamp.rfc3339(expiry), latestOrderId: order))
+            }
+        }
+        var archive = Archive()
+        try fetch(&archive, at: "2024-01-11T02:00:00Z", order: Self.order, expiry: ms("2024-02-10T10:00:00Z"), held: false)
+        try fetch(&archive, at: "2024-02-11T02:00:00Z", order: Self.order + "..0", expiry: e, held: false)
+        try fetch(&archive, at: "2024-03-11T02:00:00Z", order: Self.order + "..1", expiry: e, held: true)
+        try fetch(&archive, at: "2024-03-18T02:00:00Z", order: Self.order + "..1", expiry: e, held: true)
+        try fetch(&archive, at: "2024-03-27T02:00:00Z", order: Self.order + "..1", expiry: expiry, held: false)
+        #expect(archive.failures.isEmpty)
+        let history = builder.history(id: "tok-h", facts: archive.facts)
+        #expect(history.episodes.map(\.failedAt) == [e])
+        #expect(history.episodes.map(\.outcome) == [.recovered(at: recovered)])
+        #expect(history.periods.last.map { [$0.id, "\($0.start)", "\($0.end)"] } == [Self.order + "..1", "\(recovered)", "\(expiry)"])
+    }
+
+    /// The same recovery dated by a fetch that came before the billing date the order shows would put it: the
+    /// restart is never before the last fetch that still showed the hold.
+    @Test func aRecoveryIsNeverBeforeTheLastFetchShowingTheHold() throws {
+        let start = ms("2024-01-10T10:00:00Z"), e = ms("2024-03-10T10:00:00Z"), lastHeld = ms("2024-03-21T02:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-h2", "premium_monthly", at: ms("2024-02-11T02:00:00Z"), v1JSON(
+            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-h2", "premium_monthly", at: lastHeld, v1JSON(
+            start: start, expiry: e, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
+        try archive.v1("tok-h2", "premium_monthly", at: ms("2024-03-27T02:00:00Z"), v1JSON(
+            start: start, expiry: ms("2024-04-20T15:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: "tok-h2", facts: archive.facts)
+        // (`Archive` logs each fetch five seconds after the time given.)
+        #expect(history.episodes.map(\.outcome) == [.recovered(at: lastHeld + 5_000)])
+    }
+
+    /// Google sets no `startTime` on a purchase still pending: logged without `received_at`, such a resource grants
+    /// nothing and is used (no facts), not quarantined; one of a test purchase still marks its token, so that the
+    /// token's RTDN is excluded too.
+    @Test func aPendingPurchaseWithoutAnyTimeIsUsedAndATestOneStillMarksItsToken() throws {
+        let translator = PlayStoreTranslator(packageNames: [package], times: testTimes)
+        for state in ["SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"] {
+            let pending = """
+                {"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"BR","subscriptionState":"\(state)",\
+                "latestOrderId":"GPA.3320-0000-0000-00201","acknowledgementState":"ACKNOWLEDGEMENT_STATE_PENDING",\
+                "lineItems":[{"productId":"premium_monthly","autoRenewingPlan":{"autoRenewEnabled":true},\
+                "offerDetails":{"basePlanId":"monthly"}}]}
+                """
+            #expect(translator.translate(try record(.googleSubscriptionV2, pending, token: "tok-pend")) == .used([]))
+            let test = String(pending.dropLast()) + #","testPurchase":{}}"#
+            guard case .excluded(.test, let markers) = translator.translate(try record(.googleSubscriptionV2, test, token: "tok-pend"))
+            else { Issue.record("a test purchase is excluded as test"); continue }
+            #expect(markers.map(\.kind) == [.testPurchase])
+            #expect(markers.map(\.subject) == ["tok-pend"])
+        }
+    }
+}
