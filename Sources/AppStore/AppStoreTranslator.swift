@@ -35,9 +35,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// DID_RENEW BILLING_RECOVERY, V1 DID_RECOVER or RENEWAL) states its billing issue, a Get Transaction Info
     /// response is read; 17: a renewal info's outcome dated by `renewalDate`, never by a refund request's older
     /// transaction, a receipt's upgraded transaction ending at its upgrade, a billing retry stated over ending the
-    /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range) plus ``AppleFactCodec/version``, so
+    /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range; 19: a notification V2 without
+    /// `signedDate` dated by its transaction's or renewal info's) plus ``AppleFactCodec/version``, so
     /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 18 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 19 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

@@ -28,9 +28,10 @@ public struct PlayStoreTranslator: StoreTranslator {
     /// replacement's product never an add-on, a `ProductPurchaseV2` PURCHASED without its completion time a sale;
     /// 17: marker messages read by value, `testPurchase: false` no test; an unreadable primary line item
     /// quarantines the record, any other unprices the order; a price above ``Fact/largestAmountMicros`` out of
-    /// range; 18: a test purchase marked whatever its line items say) plus ``GoogleFactCodec/version``, so that
+    /// range; 18: a test purchase marked whatever its line items say; 19: a v2 pending purchase without any time
+    /// used with no facts, a test one marked) plus ``GoogleFactCodec/version``, so that
     /// ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 18 + GoogleFactCodec.version
+    public static let rulesVersion: Int64 = 19 + GoogleFactCodec.version
 
     /// Package names accepted; empty accepts every package.
     public let packageNames: Set<String>
