@@ -56,13 +56,18 @@ struct WriterSession {
         }
     }
 
-    /// The ledger's payload dictionaries; when it has none yet, one is trained on samples of what this run will
-    /// write (`sampling`) and stored first. Empty when there is too little to train on.
+    /// The ledger's payload dictionaries, oldest first (payloads are written with the newest). One is trained on
+    /// samples of what this run will write (`sampling`) and stored first when the ledger has none yet, or when the
+    /// newest was trained on too little to fill it (a first run of a few records) and this run samples at least
+    /// twice as much: each payload keeps the dictionary it was compressed with, and a poor first one made a ledger
+    /// filled by later runs three times larger. Empty when there is too little to train on.
     func dictionaries(sampling files: [String], queue: (any ReprocessQueueReader)? = nil) throws(LedgerError) -> [PayloadDictionary] {
         let existing = try store.payloadDictionaries()
-        guard existing.isEmpty else { return existing }
+        if let newest = existing.last, newest.bytes.count >= PayloadDictionary.capacity / 2 { return existing }
         let samples = PayloadSampler(dictionaries: existing).samples(queue: queue, files: files)
-        guard let trained = PayloadDictionary.train(samples: samples, id: 0) else { return [] }
+        // A dictionary is a quarter of its samples' size (``PayloadDictionary/train(samples:id:)``).
+        if let newest = existing.last, samples.reduce(0, { $0 + $1.count }) < 8 * newest.bytes.count { return existing }
+        guard let trained = PayloadDictionary.train(samples: samples, id: 0) else { return existing }
         try store.beginTransaction()
         _ = try store.addPayloadDictionary(trained.bytes)
         try store.commitTransaction()

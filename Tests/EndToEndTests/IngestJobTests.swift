@@ -91,6 +91,48 @@ import Testing
         #expect(try digest(fresh) == digest(database))
     }
 
+    /// A log read while its backend was still writing its last line quarantines the cut line; read again once the
+    /// line is complete, it is a record, and the cut one leaves the quarantine: the ledger is the one a single read
+    /// of the complete log gives.
+    @Test func aLineCutWhileItWasWrittenLeavesTheQuarantineOnceComplete() throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.file("play.ndjson")
+        let database = directory.file("l.sqlite")
+        let lines = IngestFixtures.lines(0..<10)
+        let complete = lines.joined(separator: "\n") + "\n"
+        try Data(complete.utf8.dropLast(40)).write(to: URL(fileURLWithPath: input))
+        let first = try job(database).run(inputs: [input]).statistics
+        #expect(first.quarantinedByReason == ["malformed_json": 1])
+        try Data(complete.utf8).write(to: URL(fileURLWithPath: input))
+        _ = try job(database).run(inputs: [input]).statistics
+        let status = try SQLiteLedger(path: database, access: .readOnly).statistics()
+        #expect(status.read == lines.count)
+        #expect(status.quarantined == 0 && status.duplicate == 0)
+        let fresh = directory.file("fresh.sqlite")
+        _ = try job(fresh).run(inputs: [input]).statistics
+        #expect(try SQLiteLedger(path: fresh, access: .readOnly).statistics() == status)
+    }
+
+    /// Each payload keeps the dictionary it was compressed with: after a first run of a few records, whose
+    /// dictionary is small, a run with many more trains a better one, which the payloads it writes use.
+    @Test func aLargerRunTrainsABetterDictionaryThanATinyFirstOne() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.file("l.sqlite")
+        try IngestFixtures.write(IngestFixtures.lines(0..<20), to: directory.file("small.ndjson"))
+        try IngestFixtures.write(IngestFixtures.lines(20..<2000), to: directory.file("large.ndjson"))
+        _ = try job(database).run(inputs: [directory.file("small.ndjson")])
+        let small = try SQLiteLedger(path: database, access: .readOnly).payloadDictionaries()
+        #expect(small.count == 1)
+        _ = try job(database).run(inputs: [directory.file("large.ndjson")])
+        let both = try SQLiteLedger(path: database, access: .readOnly).payloadDictionaries()
+        #expect(both.count == 2)
+        #expect(both.map(\.bytes.count).last ?? 0 > 4 * (small.first?.bytes.count ?? .max))
+        // A third run keeps the full one.
+        try IngestFixtures.write(IngestFixtures.lines(2000..<4000), to: directory.file("more.ndjson"))
+        _ = try job(database).run(inputs: [directory.file("more.ndjson")])
+        #expect(try SQLiteLedger(path: database, access: .readOnly).payloadDictionaries().count == 2)
+    }
+
     @Test func twoOrdersOfTheSameInputsGiveEqualLedgers() throws {
         let directory = try TemporaryDirectory()
         let files = ["1.ndjson", "2.ndjson", "3.ndjson"].map(directory.file)
