@@ -26,6 +26,8 @@ struct TokenFacts {
     typealias Voided = (at: Millis, order: String?, refundType: Int64?, quantity: Int64?)
     /// Voided orders.
     var voids: [Voided] = []
+    /// Pauses a resource showed scheduled or under way: when, and when the subscription resumes (`autoResumeTime`).
+    var pauses: [(at: Millis, resumeAt: Millis)] = []
     /// Tokens this one continues (`linkedPurchaseToken`).
     var linkedFrom: [String] = []
     /// `purchases.products.get` statements of the token's one-time product.
@@ -64,6 +66,8 @@ struct TokenFacts {
                 oneTimeEvents.append((at, type, productId))
             case .testPurchase:
                 isTest = true
+            case .pause(_, let at, let resumeAt?):
+                pauses.append((at, resumeAt))
             case .pause, .user:
                 continue
             }

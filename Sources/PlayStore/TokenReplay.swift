@@ -73,7 +73,32 @@ struct TokenReplay {
             }
         }
         if open != nil { closeEpisode(nil) }
+        explainUnseenGaps()
         settleEpisodes()
+    }
+
+    /// Two orders of the token more than a day apart with no record in between (polls that missed what came
+    /// between): on one token access stops and resumes only for a pause or an account hold. A pause a resource
+    /// showed scheduled past the first order's end (`autoResumeTime`) ended it, and so did one of a length Google
+    /// offers (1 to 3 weeks, 1 to 3 months, to the hour: it resumes at the paused order's end plus that); else the
+    /// renewal failed at its end and was recovered from hold when the second began (no grace: none was seen), if
+    /// within Google's longest retry.
+    private mutating func explainUnseenGaps() {
+        let day: Millis = 86_400_000, hour: Millis = 3_600_000
+        for (previous, next) in zip(periods, periods.dropFirst()) where next.start - previous.end > day {
+            guard !pausedOrders.contains(previous.id), !episodes.contains(where: { $0.failedAt == previous.end }),
+                  !facts.snapshots.contains(where: { $0.at >= previous.end && $0.at < next.start }),
+                  !facts.events.contains(where: { $0.at >= previous.end && $0.at < next.start }) else { continue }
+            let pauseEnds = [7, 14, 21].map { previous.end + $0 * day }
+                + [1, 2, 3].compactMap { Timestamp.addingMonths($0, to: previous.end) }
+            if facts.pauses.contains(where: { $0.at <= previous.end && $0.resumeAt > previous.end })
+                || pauseEnds.contains(where: { abs($0 - next.start) <= hour }) {
+                pausedOrders.insert(previous.id)
+            } else if next.start <= BillingEpisode.latestLoss(failedAt: previous.end) {
+                episodes.append(BillingEpisode(failedAt: previous.end, graceEnd: previous.end,
+                                               outcome: .recovered(at: next.start)))
+            }
+        }
     }
 
     // MARK: Notifications
@@ -249,11 +274,19 @@ struct TokenReplay {
         let announced = lastAnnouncement.flatMap { $0 >= phaseSince ? $0 : nil }
         // When the subscription recovered or resumed: its notice; else, from account hold or a pause, the new
         // billing date the order shows (``TokenTimeline/restart(of:expiry:after:since:fetchedAt:)``); else this
-        // fetch (a recovery in grace keeps the billing date, so the order does not show it).
+        // fetch (a recovery in grace keeps the billing date, so the order shows only that it came before G).
         var recoveredAt = announced ?? t
-        if announced == nil, phase == .hold || phase == .paused, let last = periods.last,
-           let restart = TokenTimeline.restart(of: order, expiry: expiry, after: last, since: max(phaseSince, lastShownOut), fetchedAt: t) {
-            recoveredAt = restart
+        if announced == nil, let last = periods.last {
+            if let episode = open, let graceEnd = episode.graceEnd, graceEnd < t, lastShownOut < graceEnd,
+               TokenTimeline.keepsBillingDate(order, expiry: expiry, after: last, failedAt: episode.failedAt) {
+                // Recovered in grace (a recovery from hold would have moved the billing date), shown only after the
+                // grace ended: at the latest, just before its end.
+                recoveredAt = max(lastShownOut, graceEnd - 1)
+            } else if phase == .hold || phase == .paused,
+                      let restart = TokenTimeline.restart(of: order, expiry: expiry, after: last,
+                                                          since: max(phaseSince, lastShownOut), fetchedAt: t) {
+                recoveredAt = restart
+            }
         }
         if phase == .grace || phase == .hold { closeEpisode(.recovered(at: recoveredAt)) }
         // Where the orders up to the one shown began after a billing issue or a pause: the recovery or resume, or

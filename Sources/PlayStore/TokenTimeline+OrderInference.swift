@@ -14,7 +14,8 @@ extension TokenTimeline {
 
     /// Where an order first shown while the subscription was active (or before anything was known) began, and the
     /// orders before it that no resource showed (``missingOrders(after:before:expiry:facts:shownBy:)``):
-    /// - after a known order, where the orders between them end (at that order's end when none are missing);
+    /// - after a known order, where the orders between them end (at that order's end when none are missing, unless
+    ///   its expiry shows it began later: ``resumedAfterGap(_:expiry:after:shownAt:shownBy:)``);
     /// - the first order (`GPA.x`) at the subscription's `startTime`;
     /// - a renewal whose predecessors no fetch showed, when the archive holds the purchase's notice: after them,
     ///   filled in from `startTime` (``ordersBefore(_:from:base:start:length:expiry:shownBy:after:)``);
@@ -27,6 +28,9 @@ extension TokenTimeline {
                               notifiedFailure: Millis? = nil) -> (start: Millis, missing: [Period]) {
         if let previous {
             let missing = missingOrders(after: previous, before: order, expiry: expiry, facts: facts, shownBy: snapshot)
+            if missing.isEmpty, let resumed = resumedAfterGap(order, expiry: expiry, after: previous, shownAt: t, shownBy: snapshot) {
+                return (resumed, [])
+            }
             return (missing.last?.end ?? previous.end, missing)
         }
         let index = GoogleOrderId.index(order)
@@ -154,25 +158,82 @@ extension TokenTimeline {
         return renewals
     }
 
+    /// Where `order`, the renewal right after `previous`, began when no record showed the interruption before it (an
+    /// account hold or a pause polls missed): one billing period, the one `previous` ran as a whole full-price
+    /// order of the same product, before its `expiry`, when that is more than a day after `previous` ended (and
+    /// not after the fetch at `t`). `nil` when the orders ran back to back, or nothing gives the period.
+    private static func resumedAfterGap(_ order: String, expiry: Millis, after previous: Period, shownAt t: Millis,
+                                        shownBy snapshot: GoogleFact.Snapshot) -> Millis? {
+        let day: Millis = 86_400_000
+        guard !previous.isTrial, !previous.isIntroductory, !previous.isProration, !previous.isAssumedPaid,
+              snapshot.productId == previous.productId, !snapshot.trial, !snapshot.introductory, !snapshot.prorated,
+              let (base, _) = GoogleOrderId.split(order), GoogleOrderId.split(previous.id)?.base == base,
+              GoogleOrderId.index(order) == GoogleOrderId.index(previous.id) + 1 else { return nil }
+        let soldEnd = previous.scheduledEnd ?? previous.end
+        guard let length = ShownPeriod.candidates.first(where: { candidate in
+                  candidate.back(1, from: soldEnd).map { abs($0 - previous.start) <= day } ?? false
+              }),
+              let begun = length.back(1, from: expiry), begun > previous.end + day, begun <= t else { return nil }
+        return begun
+    }
+
+    /// The renewals of `last`, a whole full-price order, from its end up to the one current at `t`, which no record
+    /// showed: back to back, one billing period each (the one `last` was sold with), at `last`'s product and price.
+    /// Empty when `last` ends at or after `t` or nothing gives the period.
+    static func renewals(after last: Period, until t: Millis) -> [Period] {
+        let day: Millis = 86_400_000
+        guard last.end < t, !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid,
+              let (base, _) = GoogleOrderId.split(last.id) else { return [] }
+        let soldEnd = last.scheduledEnd ?? last.end
+        guard let length = ShownPeriod.candidates.first(where: { candidate in
+            candidate.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false
+        }) else { return [] }
+        var renewals: [Period] = []
+        var start = last.end
+        var index = GoogleOrderId.index(last.id) + 1
+        while start < t, index <= GoogleOrderId.largestRenewal, renewals.count < longestMissingRun,
+              let end = length.back(-1, from: start), end > start {
+            var renewal = Period(id: GoogleOrderId.id(base: base, index: index), productId: last.productId, start: start,
+                                 end: end, priceMicros: last.priceMicros, currency: last.currency)
+            renewal.isFilledIn = true
+            renewals.append(renewal)
+            start = end
+            index += 1
+        }
+        return renewals
+    }
+
     /// When a subscription recovered from account hold or resumed from a pause that no notice dated, read from
     /// `order`, the first order a resource shows after it: Google starts a new billing date then, so that order (and
     /// those its `..N` number proves charged between, usually none) began whole billing periods before its
-    /// `expiry`. The period is the one `last` (the order before the issue) was sold with, else the first of
-    /// ``ShownPeriod/candidates`` that fits; `nil` when none puts the restart after `since` (the last record still
-    /// showing the issue) and no later than the fetch at `t`, within a day, or the orders are not of one numbering.
+    /// `expiry` (``periodsSince(_:expiry:after:)``); `nil` when no period puts the restart after `since` (the last
+    /// record still showing the issue) and no later than the fetch at `t`, within a day.
     static func restart(of order: String, expiry: Millis, after last: Period, since: Millis, fetchedAt t: Millis) -> Millis? {
         let day: Millis = 86_400_000
+        guard let start = periodsSince(order, expiry: expiry, after: last)
+            .first(where: { $0 >= since - day && $0 <= t + day }) else { return nil }
+        return min(max(start, since), t)
+    }
+
+    /// Whether `order`, the first order a resource shows after a billing issue that began at `failedAt`, kept the
+    /// billing date: its orders (``periodsSince(_:expiry:after:)``) began at `failedAt`, within a day, as after a
+    /// recovery in grace (a recovery from account hold starts a new one).
+    static func keepsBillingDate(_ order: String, expiry: Millis, after last: Period, failedAt: Millis) -> Bool {
+        periodsSince(order, expiry: expiry, after: last).contains { abs($0 - failedAt) <= 86_400_000 }
+    }
+
+    /// Where the orders after `last` up to `order` (its `..N` number proves how many) began, if they ran back to
+    /// back to `order`'s `expiry`, one billing period each: for the period `last` was sold with first, then for
+    /// each of ``ShownPeriod/candidates``. Empty when the orders are not of one numbering.
+    private static func periodsSince(_ order: String, expiry: Millis, after last: Period) -> [Millis] {
+        let day: Millis = 86_400_000
         guard let (base, _) = GoogleOrderId.split(order), let (lastBase, _) = GoogleOrderId.split(last.id), base == lastBase
-        else { return nil }
+        else { return [] }
         let count = GoogleOrderId.index(order) - GoogleOrderId.index(last.id)
-        guard count >= 1, count <= longestMissingRun else { return nil }
+        guard count >= 1, count <= longestMissingRun else { return [] }
         let soldEnd = last.scheduledEnd ?? last.end
         let sold = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
-        for length in (sold.map { [$0] } ?? []) + ShownPeriod.candidates {
-            guard let start = length.back(count, from: expiry), start >= since - day, start <= t + day else { continue }
-            return min(max(start, since), t)
-        }
-        return nil
+        return ((sold.map { [$0] } ?? []) + ShownPeriod.candidates).compactMap { $0.back(count, from: expiry) }
     }
 
     /// The orders from a recovery or a resume at `resumedAt` up to `order`, the first one a resource shows after

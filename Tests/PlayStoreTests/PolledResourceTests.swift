@@ -102,6 +102,62 @@ struct PolledResourceTests {
         #expect(history.episodes.map(\.outcome) == [.recovered(at: lastHeld + 5_000)])
     }
 
+    /// A poll in grace (the renewal at 03-25 10:00 failed, access to 03-28 10:00), then one after the grace showing
+    /// the renewal paid and running to 04-25 10:00: the billing date was kept, as only a recovery in grace keeps it,
+    /// so the subscription recovered before the grace ended (at the latest, just before), not at the poll.
+    @Test func aRecoveryInGraceShownOnlyAfterTheGraceIsInGrace() throws {
+        let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-03-28T10:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-g", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
+            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-g", "premium_monthly", at: ms("2024-03-26T02:00:00Z"), v1JSON(
+            start: start, expiry: g, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
+        try archive.v1("tok-g", "premium_monthly", at: ms("2024-04-01T02:00:00Z"), v1JSON(
+            start: start, expiry: ms("2024-04-25T10:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: "tok-g", facts: archive.facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: g - 1))])
+        #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), g - 1])
+    }
+
+    /// Monthly polls that missed what came between two orders: the order after the gap began one billing period
+    /// before its expiry, not when the one before ended. A pause a poll showed scheduled (`autoResumeTimeMillis`)
+    /// ended the first; with nothing shown, an account hold did (a billing issue recovered when the second began).
+    @Test(arguments: [true, false])
+    func aGapNoPollShowsIsAPauseOrAnAccountHold(pauseShown: Bool) throws {
+        let start = ms("2024-01-25T10:00:00Z"), end = ms("2024-03-25T10:00:00Z")
+        let resumed = pauseShown ? ms("2024-04-25T10:00:00Z") : ms("2024-03-30T15:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-u", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
+            start: start, expiry: end, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-u", "premium_monthly", at: ms("2024-03-20T02:00:00Z"), v1JSON(
+            start: start, expiry: end, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true,
+            autoResume: pauseShown ? resumed : nil))
+        try archive.v1("tok-u", "premium_monthly", at: ms("2024-05-01T02:00:00Z"), v1JSON(
+            start: start, expiry: Timestamp.addingMonths(1, to: resumed) ?? 0, orderId: Self.order + "..1",
+            paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: "tok-u", facts: archive.facts)
+        #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), resumed])
+        #expect(history.periods.first?.endReason == (pauseShown ? .paused : .billingIssue))
+        #expect(history.episodes == (pauseShown ? [] : [BillingEpisode(failedAt: end, graceEnd: end, outcome: .recovered(at: resumed))]))
+    }
+
+    /// Token B (yearly) replaces token A on 04-04 (`linkedPurchaseToken`), but no poll showed A after its order
+    /// ending 03-10: Google links only a subscription still running, so A renewed on 03-10, and that order ends at
+    /// the change. A product change, not a churn and a reactivation.
+    @Test func anUpgradeAfterARenewalNoPollShowed() throws {
+        let start = ms("2024-01-10T10:00:00Z"), renewed = ms("2024-03-10T10:00:00Z"), changed = ms("2024-04-04T12:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-a", "premium_monthly", at: ms("2024-02-11T02:00:00Z"), v1JSON(
+            start: start, expiry: renewed, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-b", "premium_yearly", at: changed, v1JSON(
+            start: changed, expiry: ms("2025-04-04T12:00:00Z"), orderId: "GPA.3321-0000-0000-00999", paymentState: 1,
+            autoRenewing: true, linked: "tok-a", priceMicros: "49990000"))
+        let periods = builder.history(id: "tok-a", facts: archive.facts).periods
+        #expect(periods.map(\.id) == [Self.order + "..0", Self.order + "..1", "GPA.3321-0000-0000-00999"])
+        #expect(periods[1].start == renewed && periods[1].end == changed && periods[1].endReason == .replaced)
+        #expect(periods[1].priceMicros == 4_990_000 && periods[1].isFilledIn)
+    }
+
     /// Google sets no `startTime` on a purchase still pending: logged without `received_at`, such a resource grants
     /// nothing and is used (no facts), not quarantined; one of a test purchase still marks its token, so that the
     /// token's RTDN is excluded too.
