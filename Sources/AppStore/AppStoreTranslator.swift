@@ -36,9 +36,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// response is read; 17: a renewal info's outcome dated by `renewalDate`, never by a refund request's older
     /// transaction, a receipt's upgraded transaction ending at its upgrade, a billing retry stated over ending the
     /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range; 19: a notification V2 without
-    /// `signedDate` dated by its transaction's or renewal info's) plus ``AppleFactCodec/version``, so
+    /// `signedDate` dated by its transaction's or renewal info's; 20: retry stated over for a billing error beside
+    /// a grace end that has passed ends the episode) plus ``AppleFactCodec/version``, so
     /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 19 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 20 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

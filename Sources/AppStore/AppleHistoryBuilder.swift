@@ -273,6 +273,9 @@ public struct AppleHistoryBuilder: Sendable {
                 graceByStart[failedAt] = .some(nil)
             }
         }
+        for (failedAt, grace) in Self.gracesKeptByRenewalDate(periods) where graceByStart[failedAt] == nil {
+            graceByStart[failedAt] = .some(grace)
+        }
         let billingExpiries = facts.compactMap { statement -> Millis? in
             guard case .expiry(let expiry) = statement.fact, expiry.reason == .billing else { return nil }
             return expiry.at
@@ -298,6 +301,26 @@ public struct AppleHistoryBuilder: Sendable {
             }
             return BillingEpisode(failedAt: failedAt, graceEnd: grace, outcome: .lost(at: lostAt))
         }
+    }
+
+    /// Billing issues recovered in grace that no record states (polled receipts or statuses that missed the grace):
+    /// a period that begins after the one before it ended, yet ends where a renewal at that end would have (within a
+    /// minute, against more than that for a new billing date from its own start). A recovery in grace keeps the
+    /// renewal date; one in billing retry, or a new purchase, starts a new one. Each as E and a grace end after the
+    /// recovery: the shortest of Apple's grace periods (3, 16, 28 days) that reaches past it.
+    private static func gracesKeptByRenewalDate(_ periods: [Period]) -> [(failedAt: Millis, graceEnd: Millis)] {
+        let minute: Millis = 60_000, day: Millis = 86_400_000
+        let ordered = periods.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        var graces: [(failedAt: Millis, graceEnd: Millis)] = []
+        for (previous, next) in zip(ordered, ordered.dropFirst()) where next.start - previous.end > minute {
+            let renewedEnds = [Timestamp.addingMonths(1, to: previous.end), Timestamp.addingMonths(2, to: previous.end),
+                               Timestamp.addingMonths(3, to: previous.end), Timestamp.addingMonths(6, to: previous.end),
+                               Timestamp.addingMonths(12, to: previous.end), previous.end + 7 * day]
+            guard renewedEnds.contains(where: { $0.map { abs($0 - next.end) <= minute } ?? false }),
+                  let graceEnd = [3, 16, 28].map({ previous.end + $0 * day }).first(where: { $0 > next.start }) else { continue }
+            graces.append((previous.end, graceEnd))
+        }
+        return graces
     }
 
     // MARK: End reasons

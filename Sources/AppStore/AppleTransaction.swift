@@ -280,11 +280,15 @@ struct AppleRenewalInfo {
             if let expiry, grace <= expiry { return nil }
             return grace
         }
-        if inBillingRetry || graceEnd != nil {
+        // Retry stated over for a billing error, after the grace (an archive may keep a grace end that has passed).
+        let retryOver = !inBillingRetry && retryStatedOver && expirationIntent == "2"
+            && graceEnd.map { grace in statedAt.map { grace <= $0 } ?? false } ?? true
+        if inBillingRetry || (graceEnd != nil && !retryOver) {
             list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, graceEnd: graceEnd,
                                                           statedBy: retryField)))
         } else if expirationIntent == "2" {
-            list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, statedBy: intentField)))
+            list.add(.billingIssue(AppleFact.BillingIssue(subject: subject, at: noticeAt, graceEnd: graceEnd,
+                                                          statedBy: intentField)))
             // Stated after the period's end with retry over: the episode was lost by then (as a V2 EXPIRED with
             // subtype BILLING_RETRY says at its own time), not left open until Apple's longest retry has passed.
             if retryStatedOver, let expiry, let statedAt, statedAt > expiry {

@@ -74,6 +74,27 @@ import Testing
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: e, outcome: .lost(at: ms("2024-05-10 06:00")))])
     }
 
+    /// Receipts polled daily that missed a grace period: the renewal at 03-31 20:00 (E) is recovered at 04-01 03:00,
+    /// and the new period still ends at 04-30 20:00, the renewal date kept, as only a recovery in grace keeps it. The
+    /// episode is recovered in grace (its end the shortest of Apple's grace periods past the recovery), not a churn
+    /// and a resubscribe; a new billing date (the same gap, the period running a month from its own start) is one.
+    @Test func aRenewalDateKeptAcrossAGapIsARecoveryInGrace() {
+        let p = "premium_monthly"
+        func facts(nextEnd: String) -> [Fact] {
+            [Self.fact(AppleFactKind.period, "G", at: ms("2024-02-29 20:00"), observed: ms("2024-03-01 06:00"), ref: "g1",
+                  product: p, end: ms("2024-03-31 20:00"), amount: 9_990_000, currency: "USD"),
+             Self.fact(AppleFactKind.renewalStatus, "G", at: ms("2024-03-31 06:00"), observed: ms("2024-03-31 06:00"), flags: .on),
+             Self.fact(AppleFactKind.period, "G", at: ms("2024-04-01 03:00"), observed: ms("2024-04-01 06:00"), ref: "g2",
+                  product: p, end: ms(nextEnd), amount: 9_990_000, currency: "USD")]
+        }
+        let kept = AppleHistoryBuilder().history(id: "G", facts: facts(nextEnd: "2024-04-30 20:00"))
+        #expect(kept.episodes == [BillingEpisode(failedAt: ms("2024-03-31 20:00"), graceEnd: ms("2024-04-03 20:00"),
+                                                 outcome: .recovered(at: ms("2024-04-01 03:00")))])
+        #expect(kept.periods.first?.endReason == .billingIssue)
+        let moved = AppleHistoryBuilder().history(id: "G", facts: facts(nextEnd: "2024-05-01 03:00"))
+        #expect(moved.episodes.isEmpty)
+    }
+
     @Test func shuffledFactsGiveTheSameHistory() {
         let facts = Self.factsA + Self.factsC.map { var f = $0; f.subject = "A"; return f }
         let expected = AppleHistoryBuilder().history(id: "A", facts: facts)

@@ -339,6 +339,22 @@ import Testing
         #expect(translator.translate(record(.appleTransaction, jws: try stranger.sign(Self.transaction()))).quarantineReason == .badSignature)
     }
 
+    /// Polled after Apple gave up retrying: the retry flag false and intent 2 (billing error) beside a grace end
+    /// that has passed (an archive may keep it): the episode was lost by the statement, not still in grace.
+    @Test func retryOverBesideAPassedGraceEndLosesTheEpisode() throws {
+        let graceEnd: Millis = 1_709_250_000_000
+        let stated = translator.translate(record(.appleRenewalInfo, jws: try chain.sign(Self.renewal(
+            extra: #","isInBillingRetryPeriod":false,"expirationIntent":2,"gracePeriodExpiresDate":\#(graceEnd)"#, autoRenew: 0))))
+        let issue = try #require(stated.facts.of(AppleFactKind.billingIssue).first)
+        #expect(issue.at == Self.expires && issue.end == graceEnd)
+        #expect(stated.facts.of(AppleFactKind.expiry).map(\.at) == [Self.signedDate])
+        // While the grace still runs, the same flags are a billing issue in grace, nothing lost yet.
+        let inGrace = translator.translate(record(.appleRenewalInfo, jws: try chain.sign(Self.renewal(
+            extra: #","isInBillingRetryPeriod":false,"expirationIntent":2,"gracePeriodExpiresDate":1710500000000"#))))
+        #expect(inGrace.facts.of(AppleFactKind.billingIssue).map(\.end) == [1_710_500_000_000])
+        #expect(inGrace.facts.of(AppleFactKind.expiry).isEmpty)
+    }
+
     @Test func graceThenRecoveryBuildsARecoveredEpisode() throws {
         let failed = try notification("DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD",
                                       renewal: Self.renewal(extra: #","isInBillingRetryPeriod":true,"gracePeriodExpiresDate":1710500000000"#)).facts
