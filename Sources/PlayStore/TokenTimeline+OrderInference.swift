@@ -92,11 +92,7 @@ extension TokenTimeline {
         guard !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid, last.end - day <= t,
               let (base, _) = GoogleOrderId.split(last.id) else { return nil }
         let index = GoogleOrderId.index(last.id)
-        let soldEnd = last.scheduledEnd ?? last.end
-        guard index < GoogleOrderId.largestRenewal,
-              let length = ShownPeriod.candidates.first(where: { candidate in
-                  candidate.back(1, from: soldEnd).map { abs($0 - (billedFrom ?? last.start)) <= day } ?? false
-              }),
+        guard index < GoogleOrderId.largestRenewal, let length = soldLength(of: last, billedFrom: billedFrom),
               case let start = recoveredAt ?? last.end,
               let end = length.back(-1, from: keepsBillingDate ? last.end : start), end > start, end > t else { return nil }
         let product = productId ?? last.productId
@@ -137,10 +133,9 @@ extension TokenTimeline {
               !last.isProration else { return [] }
         let first = GoogleOrderId.index(last.id) + 1, declinedIndex = GoogleOrderId.index(order)
         guard declinedIndex - first > 0, declinedIndex - first <= longestMissingRun else { return [] }
-        let soldEnd = last.scheduledEnd ?? last.end
         let length: ShownPeriod.Length?
         if !last.isTrial, !last.isIntroductory {
-            length = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
+            length = soldLength(of: last)
         } else if first == 1, let start = facts.start, let expiry = snapshot.expiry {
             length = ShownPeriod.billingPeriod(subscriptionStart: start, expiry: expiry, orderIndex: declinedIndex - 1)
         } else {
@@ -168,11 +163,8 @@ extension TokenTimeline {
         guard !previous.isTrial, !previous.isIntroductory, !previous.isProration, !previous.isAssumedPaid,
               snapshot.productId == previous.productId, !snapshot.trial, !snapshot.introductory, !snapshot.prorated,
               let (base, _) = GoogleOrderId.split(order), GoogleOrderId.split(previous.id)?.base == base,
-              GoogleOrderId.index(order) == GoogleOrderId.index(previous.id) + 1 else { return nil }
-        let soldEnd = previous.scheduledEnd ?? previous.end
-        guard let length = ShownPeriod.candidates.first(where: { candidate in
-                  candidate.back(1, from: soldEnd).map { abs($0 - previous.start) <= day } ?? false
-              }),
+              GoogleOrderId.index(order) == GoogleOrderId.index(previous.id) + 1,
+              let length = soldLength(of: previous),
               let begun = length.back(1, from: expiry), begun > previous.end + day, begun <= t else { return nil }
         return begun
     }
@@ -181,13 +173,8 @@ extension TokenTimeline {
     /// showed: back to back, one billing period each (the one `last` was sold with), at `last`'s product and price.
     /// Empty when `last` ends at or after `t` or nothing gives the period.
     static func renewals(after last: Period, until t: Millis) -> [Period] {
-        let day: Millis = 86_400_000
         guard last.end < t, !last.isTrial, !last.isIntroductory, !last.isProration, !last.isAssumedPaid,
-              let (base, _) = GoogleOrderId.split(last.id) else { return [] }
-        let soldEnd = last.scheduledEnd ?? last.end
-        guard let length = ShownPeriod.candidates.first(where: { candidate in
-            candidate.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false
-        }) else { return [] }
+              let (base, _) = GoogleOrderId.split(last.id), let length = soldLength(of: last) else { return [] }
         var renewals: [Period] = []
         var start = last.end
         var index = GoogleOrderId.index(last.id) + 1
@@ -226,14 +213,21 @@ extension TokenTimeline {
     /// back to `order`'s `expiry`, one billing period each: for the period `last` was sold with first, then for
     /// each of ``ShownPeriod/candidates``. Empty when the orders are not of one numbering.
     private static func periodsSince(_ order: String, expiry: Millis, after last: Period) -> [Millis] {
-        let day: Millis = 86_400_000
         guard let (base, _) = GoogleOrderId.split(order), let (lastBase, _) = GoogleOrderId.split(last.id), base == lastBase
         else { return [] }
         let count = GoogleOrderId.index(order) - GoogleOrderId.index(last.id)
         guard count >= 1, count <= longestMissingRun else { return [] }
-        let soldEnd = last.scheduledEnd ?? last.end
-        let sold = ShownPeriod.candidates.first { $0.back(1, from: soldEnd).map { abs($0 - last.start) <= day } ?? false }
-        return ((sold.map { [$0] } ?? []) + ShownPeriod.candidates).compactMap { $0.back(count, from: expiry) }
+        return ((soldLength(of: last).map { [$0] } ?? []) + ShownPeriod.candidates).compactMap { $0.back(count, from: expiry) }
+    }
+
+    /// The billing period `period` was sold with: the first of ``ShownPeriod/candidates`` that, counted back from
+    /// the end it was sold with (before any deferral), reaches its start (or `billedFrom`, where an order recovered
+    /// in grace was billed from), within a day. `nil` for an order shorter or longer than any.
+    private static func soldLength(of period: Period, billedFrom: Millis? = nil) -> ShownPeriod.Length? {
+        let soldEnd = period.scheduledEnd ?? period.end
+        return ShownPeriod.candidates.first { candidate in
+            candidate.back(1, from: soldEnd).map { abs($0 - (billedFrom ?? period.start)) <= 86_400_000 } ?? false
+        }
     }
 
     /// The orders from a recovery or a resume at `resumedAt` up to `order`, the first one a resource shows after
