@@ -116,10 +116,6 @@ enum LedgerSchema {
 
     static let unskipFile = "DELETE FROM skipped_files WHERE path = ?"
 
-    /// The records a file's earlier read quarantined (not the parts of used records, which other files may share):
-    /// a file read again is read whole, and quarantines again what is still unusable.
-    static let forgetFileQuarantine = "DELETE FROM quarantine WHERE file = ? AND part = ''"
-
     static let listSkipped = "SELECT path, reason FROM skipped_files ORDER BY path"
 
     // MARK: records, facts, quarantine

@@ -35,8 +35,7 @@ public protocol LedgerStore: AnyObject {
 
     /// What the reader thread asks before it reads a file: read it, or skip it as unchanged or as a copy.
     func fileClaimer() throws(LedgerError) -> any FileClaimer
-    /// Marks the file `reading` (a new or changed file); its previous counts stay until ``finishFile``, and the
-    /// records its previous read quarantined are forgotten (this read quarantines again what is still unusable).
+    /// Marks the file `reading` (a new or changed file); its previous counts stay until ``finishFile``.
     func beginFile(_ file: FileFingerprint) throws(LedgerError)
     /// Records that `read` records of the file's current read are about to be committed.
     func saveProgress(path: String, read: Int) throws(LedgerError)

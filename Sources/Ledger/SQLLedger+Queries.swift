@@ -58,12 +58,6 @@ extension SQLLedger {
     // MARK: file manifest
 
     public func beginFile(_ file: FileFingerprint) throws(LedgerError) {
-        // A file read before (it grew or changed, or a killed read resumes) is read whole again: what its earlier
-        // read quarantined goes, or the unfinished last line of a log still being written, complete now, would stay
-        // quarantined beside the record it became. (Looked up first: the quarantine has no index by file.)
-        var known = false
-        try eachRow(LedgerSchema.fileState, [.text(file.path)]) { _ throws(LedgerError) in known = true }
-        if known { try execute(LedgerSchema.forgetFileQuarantine, [.text(file.path)]) }
         try execute(LedgerSchema.beginFile, [.text(file.path), .integer(file.size), .text(file.sha256),
                                              .integer(LedgerClock.now())])
         try execute(LedgerSchema.unskipFile, [.text(file.path)])
