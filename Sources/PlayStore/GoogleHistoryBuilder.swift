@@ -50,12 +50,16 @@ public struct GoogleHistoryBuilder: Sendable {
         for token in tokens {
             // The new token's first order: a token with none has replaced nothing yet (a deferred change pending).
             guard let newStart = periodsByToken[token.token]?.first?.start else { continue }
+            // A deferred change (v1 `paymentState` 3) took effect when the old order ended, whenever a resource
+            // first showed it running.
+            let deferred = token.snapshots.contains { $0.state.paymentState == 3 }
             for old in token.linkedFrom {
                 guard var oldPeriods = periodsByToken[old] else { continue }
                 // Google links only a subscription still running (an upgrade, a downgrade, a re-signup before it
                 // lapsed): when the old token's last order ended before the change with nothing saying why (no
                 // cancellation, billing issue or pause), it renewed, and no record showed those renewals.
-                if let last = oldPeriods.last, last.endReason == .unknown, !episodes.contains(where: { $0.failedAt == last.end }) {
+                if !deferred, let last = oldPeriods.last, last.endReason == .unknown,
+                   !episodes.contains(where: { $0.failedAt == last.end }) {
                     oldPeriods += TokenTimeline.renewals(after: last, until: newStart)
                 }
                 periodsByToken[old] = replaced(oldPeriods, at: newStart)

@@ -282,9 +282,10 @@ struct TokenReplay {
                 // Recovered in grace (a recovery from hold would have moved the billing date), shown only after the
                 // grace ended: at the latest, just before its end.
                 recoveredAt = max(lastShownOut, graceEnd - 1)
-            } else if phase == .hold || phase == .paused,
+            } else if phase == .hold || phase == .paused || (phase == .grace && (open?.graceEnd ?? .max) < t),
                       let restart = TokenTimeline.restart(of: order, expiry: expiry, after: last,
                                                           since: max(phaseSince, lastShownOut), fetchedAt: t) {
+                // (A grace that ended before this fetch with the billing date moved went on to account hold.)
                 recoveredAt = restart
             }
         }

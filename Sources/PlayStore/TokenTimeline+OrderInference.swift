@@ -203,10 +203,14 @@ extension TokenTimeline {
     }
 
     /// Whether `order`, the first order a resource shows after a billing issue that began at `failedAt`, kept the
-    /// billing date: its orders (``periodsSince(_:expiry:after:)``) began at `failedAt`, within a day, as after a
-    /// recovery in grace (a recovery from account hold starts a new one).
+    /// billing date: its orders began at `failedAt`, within a day, as after a recovery in grace (a recovery from
+    /// account hold starts a new one). Counted with the period `last` was sold with when it ran one (another
+    /// length could reach `failedAt` from a new billing date: two months back from a hold's recovery a month
+    /// late), else with any of ``ShownPeriod/candidates``.
     static func keepsBillingDate(_ order: String, expiry: Millis, after last: Period, failedAt: Millis) -> Bool {
-        periodsSince(order, expiry: expiry, after: last).contains { abs($0 - failedAt) <= 86_400_000 }
+        let starts = periodsSince(order, expiry: expiry, after: last)
+        let sold = soldLength(of: last) == nil || last.isTrial || last.isIntroductory ? starts : Array(starts.prefix(1))
+        return sold.contains { abs($0 - failedAt) <= 86_400_000 }
     }
 
     /// Where the orders after `last` up to `order` (its `..N` number proves how many) began, if they ran back to

@@ -119,6 +119,39 @@ struct PolledResourceTests {
         #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), g - 1])
     }
 
+    /// One poll in grace (G 04-01), none in the account hold after it, then the renewal paid from 04-25 on: the
+    /// billing date moved, so it recovered from hold on 04-25 (738 hours after E), not in grace (two months back
+    /// from the new expiry also reach E, but the plan renews monthly) and not at the poll.
+    @Test func aGraceThatWentOnToAnUnseenHoldIsRecoveredAtTheNewBillingDate() throws {
+        let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-04-01T10:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
+            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-03-26T02:00:00Z"), v1JSON(
+            start: start, expiry: g, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
+        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-05-01T02:00:00Z"), v1JSON(
+            start: start, expiry: ms("2024-05-25T10:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        let history = builder.history(id: "tok-gh", facts: archive.facts)
+        #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: ms("2024-04-25T10:00:00Z")))])
+    }
+
+    /// A deferred downgrade (the new token polled with `paymentState` 3) takes effect when the old order ends: no
+    /// renewal of the old token is filled in up to the new token's first poll.
+    @Test func aDeferredChangeFillsNoRenewalOfTheOldToken() throws {
+        let start = ms("2024-01-10T10:00:00Z"), end = ms("2024-04-10T10:00:00Z")
+        var archive = Archive()
+        try archive.v1("tok-d1", "premium_monthly", at: ms("2024-03-11T02:00:00Z"), v1JSON(
+            start: start, expiry: end, orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        try archive.v1("tok-d2", "basic_monthly", at: ms("2024-03-20T02:00:00Z"), v1JSON(
+            start: ms("2024-03-20T01:00:00Z"), expiry: end, orderId: "GPA.3321-0000-0000-00777", paymentState: 3,
+            autoRenewing: true, linked: "tok-d1", priceMicros: "2990000"))
+        try archive.v1("tok-d2", "basic_monthly", at: ms("2024-04-15T02:00:00Z"), v1JSON(
+            start: ms("2024-03-20T01:00:00Z"), expiry: ms("2024-05-10T10:00:00Z"), orderId: "GPA.3321-0000-0000-00777",
+            paymentState: 1, autoRenewing: true, linked: "tok-d1", priceMicros: "2990000"))
+        let periods = builder.history(id: "tok-d1", facts: archive.facts).periods
+        #expect(periods.map(\.id) == [Self.order + "..1", "GPA.3321-0000-0000-00777"])
+    }
+
     /// Monthly polls that missed what came between two orders: the order after the gap began one billing period
     /// before its expiry, not when the one before ended. A pause a poll showed scheduled (`autoResumeTimeMillis`)
     /// ended the first; with nothing shown, an account hold did (a billing issue recovered when the second began).
