@@ -37,9 +37,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// transaction, a receipt's upgraded transaction ending at its upgrade, a billing retry stated over ending the
     /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range; 19: a notification V2 without
     /// `signedDate` dated by its transaction's or renewal info's; 20: retry stated over for a billing error beside
-    /// a grace end that has passed ends the episode) plus ``AppleFactCodec/version``, so
+    /// a grace end that has passed ends the episode; 21: a V1 notification's renewal infos state the auto-renew
+    /// state at the receipt's newest event) plus ``AppleFactCodec/version``, so
     /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 20 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 21 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -154,7 +155,10 @@ public struct AppStoreTranslator: StoreTranslator {
         var legacy = LegacyReceipt(inApp: [], latest: latest,
                                    pending: try list.elements(unified, "pending_renewal_info", path: "unified_receipt"),
                                    times: times)
-        try legacy.translate(into: &list, envelope: envelope, statedAt: envelope.receivedAt)
+        // Apple sends a V1 notification at its event and retries for up to three days: the auto-renew state its
+        // renewal infos show held at the newest event the receipt shows, not when the backend received it (a
+        // change dated in between would otherwise be undone).
+        try legacy.translate(into: &list, envelope: envelope, statedAt: envelope.receivedAt, statusAsOfPayload: true)
 
         let original = Self.subscription(of: body, type: type, in: legacy)
         // The notification's own statement is a unit too: when it cannot be read, the receipt it carries still is.

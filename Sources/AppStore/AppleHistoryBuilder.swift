@@ -258,7 +258,8 @@ public struct AppleHistoryBuilder: Sendable {
     private func episodes(_ facts: [Statement], periods: [Period]) -> [BillingEpisode] {
         let ends = periods.map(\.end).sorted()
         var graceByStart: [Millis: Millis?] = [:]
-        for case .billingIssue(let issue) in facts.lazy.map(\.fact) {
+        for statement in facts {
+            guard case .billingIssue(let issue) = statement.fact else { continue }
             let previousEnd = ends.last { $0 <= issue.at }
             // A recovery opens an episode only at a period the archive holds that ended before it, within Apple's
             // longest retry: archived from mid-life, it may lack the period that failed.
@@ -266,7 +267,16 @@ public struct AppleHistoryBuilder: Sendable {
                 guard let previousEnd, previousEnd < issue.at,
                       issue.at <= BillingEpisode.latestLoss(failedAt: previousEnd) else { continue }
             }
-            let failedAt = previousEnd ?? issue.at
+            var failedAt = previousEnd ?? issue.at
+            // A failure stated at a period end the archive shows renewed on time (a V1 notice whose receipt lacked
+            // the newest renewal) failed at the end of those renewals, the last one over by the statement.
+            if !issue.isRecovery {
+                while let renewed = periods.first(where: {
+                    abs($0.start - failedAt) <= 60_000 && $0.end > failedAt && $0.end <= statement.observedAt
+                }) {
+                    failedAt = renewed.end
+                }
+            }
             if let grace = issue.graceEnd {
                 graceByStart[failedAt] = .some(grace)
             } else if graceByStart[failedAt] == nil {

@@ -262,12 +262,14 @@ struct AppleRenewalInfo {
     /// transaction may be an older one, as beside a refund request: then without ``renewalDate`` no time says
     /// where the period that failed or expired ended, and only the auto-renew state is added). A billing expiry
     /// stated after that end with the retry flag false also ends the billing retry at `statedAt` (only a record's
-    /// own time, never a time guessed from its content). Nothing when the record gives no time at all.
-    func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?, undatedOutcomes: Bool = true) {
+    /// own time, never a time guessed from its content). Nothing when the record gives no time at all. `statusAt`:
+    /// when the auto-renew state held, if not at the statement time.
+    func facts(into list: inout FactList, expiry: Millis?, statedAt: Millis?, statusAt: Millis? = nil,
+               undatedOutcomes: Bool = true) {
         guard let stated = statedAt ?? list.latestInstant else { return }
         let subject = originalTransactionId
         if let on = autoRenewOn {
-            list.add(.renewalStatus(AppleFact.RenewalStatus(subject: subject, at: stated, autoRenew: on,
+            list.add(.renewalStatus(AppleFact.RenewalStatus(subject: subject, at: statusAt ?? stated, autoRenew: on,
                                                             productId: autoRenewProductId)))
         }
         let expiry = renewalDate ?? expiry

@@ -47,7 +47,10 @@ struct LegacyReceipt {
     /// Writes the facts of every entry and renewal info; `statedAt` is the statement time used for states that
     /// carry no time of their own (auto-renew status in a pending renewal info).
     /// - Throws: ``Rejection/excluded(_:)`` when every readable entry is family-shared.
-    mutating func translate(into list: inout FactList, envelope: Envelope, statedAt: Millis?) throws(Rejection) {
+    /// - Parameter statusAsOfPayload: date the renewal infos' auto-renew status at the newest instant the entries
+    ///   show (a V1 notification, sent at its event and delivered up to days later), not at `statedAt`.
+    mutating func translate(into list: inout FactList, envelope: Envelope, statedAt: Millis?,
+                            statusAsOfPayload: Bool = false) throws(Rejection) {
         var family = FamilySharing()
         var shared: Set<String> = []
         for entry in entries {
@@ -63,9 +66,10 @@ struct LegacyReceipt {
         try family.check()
         for (original, expires) in upgradedExpiry where latestExpiry[original] == nil { latestExpiry[original] = expires }
         // A family member's renewal info is about a subscription someone else pays for: excluded like its entries.
+        let statusAt = statusAsOfPayload ? list.latestInstant : nil
         for info in pendingRenewals where !isSharedOnly(info, shared: shared) {
             _ = try list.part(info.path, info.value) { list throws(Rejection) -> Bool? in
-                try translateRenewal(info, into: &list, statedAt: statedAt)
+                try translateRenewal(info, into: &list, statedAt: statedAt, statusAt: statusAt)
                 return true
             }
         }
@@ -98,8 +102,9 @@ struct LegacyReceipt {
         }
     }
 
-    private func translateRenewal(_ entry: Entry, into list: inout FactList, statedAt: Millis?) throws(Rejection) {
+    private func translateRenewal(_ entry: Entry, into list: inout FactList, statedAt: Millis?,
+                                  statusAt: Millis?) throws(Rejection) {
         let info = try AppleRenewalInfo(pendingRenewal: entry.value, path: entry.path, times: times)
-        info.facts(into: &list, expiry: latestExpiry[info.originalTransactionId], statedAt: statedAt)
+        info.facts(into: &list, expiry: latestExpiry[info.originalTransactionId], statedAt: statedAt, statusAt: statusAt)
     }
 }

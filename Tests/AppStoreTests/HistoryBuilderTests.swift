@@ -95,6 +95,24 @@ import Testing
         #expect(moved.episodes.isEmpty)
     }
 
+    /// A V1 DID_FAIL_TO_RENEW received at 08-25 00:04 whose receipt lacked the renewal of 07-25: it states the failure
+    /// at 07-25, but the archive shows that renewal, on time, over by the notice: the renewal that failed is 08-25's.
+    @Test func aFailureStatedAtARenewalTheArchiveShowsIsTheNextOne() {
+        let p = "premium_monthly"
+        let facts = [
+            Self.fact(AppleFactKind.period, "F", at: ms("2021-06-25 10:00"), observed: ms("2021-06-25 10:01"), ref: "f1",
+                      product: p, end: ms("2021-07-25 10:00"), amount: 9_990_000, currency: "USD"),
+            Self.fact(AppleFactKind.period, "F", at: ms("2021-07-25 10:00"), observed: ms("2021-07-25 10:01"), ref: "f2",
+                      product: p, end: ms("2021-08-25 10:00"), amount: 9_990_000, currency: "USD"),
+            Self.fact(AppleFactKind.billingIssue, "F", at: ms("2021-07-25 10:00"), observed: ms("2021-08-25 10:04"),
+                      detail: "DID_FAIL_TO_RENEW", end: ms("2021-09-10 10:00")),
+        ]
+        let history = AppleHistoryBuilder().history(id: "F", facts: facts)
+        #expect(history.episodes.map(\.failedAt) == [ms("2021-08-25 10:00")])
+        #expect(history.episodes.map(\.graceEnd) == [ms("2021-09-10 10:00")])
+        #expect(history.periods.map(\.endReason) == [.unknown, .billingIssue])
+    }
+
     @Test func shuffledFactsGiveTheSameHistory() {
         let facts = Self.factsA + Self.factsC.map { var f = $0; f.subject = "A"; return f }
         let expected = AppleHistoryBuilder().history(id: "A", facts: facts)

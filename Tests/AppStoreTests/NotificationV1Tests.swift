@@ -40,6 +40,22 @@ import Testing
         #expect(facts.of(AppleFactKind.period).count == 2)
     }
 
+    /// Apple retries a V1 notification for up to three days: a DID_RENEW received three days after the renewal
+    /// (purchased 03-03 06:00) states the auto-renew state of that time, so a change dated in between (turned off on
+    /// 03-05) is the last word at the period's end, a voluntary churn.
+    @Test func aLateDeliveredNoticeStatesTheAutoRenewStateOfItsEvent() throws {
+        let renewed = translator.translate(try record(.appleNotificationV1, json: Self.notification(type: "DID_RENEW"),
+                                                      envelope: Envelope(receivedAt: 1_709_704_800_000))).facts
+        #expect(renewed.of(AppleFactKind.renewalStatus).map(\.at) == [1_709_445_600_000])
+        let turnedOff = translator.translate(try record(.appleNotificationV1, json: Self.notification(
+            type: "DID_CHANGE_RENEWAL_STATUS",
+            extra: #", "auto_renew_status": "false", "auto_renew_status_change_date_ms": "1709632800000""#,
+            pending: #"{"original_transaction_id": "2000", "auto_renew_status": "0"}"#),
+            envelope: Envelope(receivedAt: 1_709_632_801_000))).facts
+        let history = AppleHistoryBuilder().history(id: "2000", facts: renewed + turnedOff)
+        #expect(history.periods.last?.endReason == .voluntary)
+    }
+
     @Test func failureWithoutExpiryNoticeIsLostAfterSixtyDays() throws {
         let json = Self.notification(type: "DID_FAIL_TO_RENEW",
                                      pending: #"{"original_transaction_id": "2000", "auto_renew_status": "1", "is_in_billing_retry_period": "1", "expiration_intent": "2"}"#)
