@@ -91,26 +91,20 @@ import Testing
         #expect(try digest(fresh) == digest(database))
     }
 
-    /// A log read while its backend was still writing its last line quarantines the cut line; read again once the
-    /// line is complete, it is a record, and the cut one leaves the quarantine: the ledger is the one a single read
-    /// of the complete log gives.
-    @Test func aLineCutWhileItWasWrittenLeavesTheQuarantineOnceComplete() throws {
+    /// A log overwritten under the same path (rotated, or rewritten by its backend) is read again: what its earlier
+    /// content quarantined stays, the only copy of those records, for `reprocess --quarantined` to release.
+    @Test func anOverwrittenFileKeepsWhatItsEarlierContentQuarantined() throws {
         let directory = try TemporaryDirectory()
         let input = directory.file("play.ndjson")
         let database = directory.file("l.sqlite")
-        let lines = IngestFixtures.lines(0..<10)
-        let complete = lines.joined(separator: "\n") + "\n"
-        try Data(complete.utf8.dropLast(40)).write(to: URL(fileURLWithPath: input))
+        try IngestFixtures.write(IngestFixtures.lines(990..<1000), to: input)
         let first = try job(database).run(inputs: [input]).statistics
         #expect(first.quarantinedByReason == ["malformed_json": 1])
-        try Data(complete.utf8).write(to: URL(fileURLWithPath: input))
+        try IngestFixtures.write(IngestFixtures.lines(0..<10), to: input)
         _ = try job(database).run(inputs: [input]).statistics
         let status = try SQLiteLedger(path: database, access: .readOnly).statistics()
-        #expect(status.read == lines.count)
-        #expect(status.quarantined == 0 && status.duplicate == 0)
-        let fresh = directory.file("fresh.sqlite")
-        _ = try job(fresh).run(inputs: [input]).statistics
-        #expect(try SQLiteLedger(path: fresh, access: .readOnly).statistics() == status)
+        #expect(status.quarantined == 1)
+        #expect(status.used == 40)
     }
 
     /// Each payload keeps the dictionary it was compressed with: after a first run of a few records, whose
