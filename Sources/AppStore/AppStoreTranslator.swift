@@ -38,9 +38,10 @@ public struct AppStoreTranslator: StoreTranslator {
     /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range; 19: a notification V2 without
     /// `signedDate` dated by its transaction's or renewal info's; 20: retry stated over for a billing error beside
     /// a grace end that has passed ends the episode; 21: a V1 notification's renewal infos state the auto-renew
-    /// state at the receipt's newest event) plus ``AppleFactCodec/version``, so
+    /// state at the receipt's newest event; 22: only while the subscription ran when the notice came) plus
+    /// ``AppleFactCodec/version``, so
     /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 21 + AppleFactCodec.version
+    public static let rulesVersion: Int64 = 22 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier

@@ -269,13 +269,17 @@ public struct AppleHistoryBuilder: Sendable {
             }
             var failedAt = previousEnd ?? issue.at
             // A failure stated at a period end the archive shows renewed on time (a V1 notice whose receipt lacked
-            // the newest renewal) failed at the end of those renewals, the last one over by the statement.
+            // the newest renewal) failed at the end of those renewals, when the last one ended up to three days
+            // before the statement (Apple sends a notice at its event and retries for three days; a backfill logged
+            // long after proves nothing of the kind).
             if !issue.isRecovery {
+                var renewedTo = failedAt
                 while let renewed = periods.first(where: {
-                    abs($0.start - failedAt) <= 60_000 && $0.end > failedAt && $0.end <= statement.observedAt
+                    abs($0.start - renewedTo) <= 60_000 && $0.end > renewedTo && $0.end <= statement.observedAt
                 }) {
-                    failedAt = renewed.end
+                    renewedTo = renewed.end
                 }
+                if renewedTo > failedAt, statement.observedAt - renewedTo <= 3 * 86_400_000 { failedAt = renewedTo }
             }
             if let grace = issue.graceEnd {
                 graceByStart[failedAt] = .some(grace)
@@ -322,11 +326,17 @@ public struct AppleHistoryBuilder: Sendable {
         let minute: Millis = 60_000, day: Millis = 86_400_000
         let ordered = periods.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         var graces: [(failedAt: Millis, graceEnd: Millis)] = []
+        /// Where a period starting at `start` ends for each length Apple sells.
+        func ends(from start: Millis) -> [Millis?] {
+            [1, 2, 3, 6, 12].map { Timestamp.addingMonths($0, to: start) } + [start + 7 * day]
+        }
         for (previous, next) in zip(ordered, ordered.dropFirst()) where next.start - previous.end > minute {
-            let renewedEnds = [Timestamp.addingMonths(1, to: previous.end), Timestamp.addingMonths(2, to: previous.end),
-                               Timestamp.addingMonths(3, to: previous.end), Timestamp.addingMonths(6, to: previous.end),
-                               Timestamp.addingMonths(12, to: previous.end), previous.end + 7 * day]
-            guard renewedEnds.contains(where: { $0.map { abs($0 - next.end) <= minute } ?? false }),
+            // The renewal date kept, and not also a new one from the period's own start (month ends clamp both
+            // to the same day: then nothing tells).
+            let keptDate = zip(ends(from: previous.end), ends(from: next.start)).contains { kept, moved in
+                (kept.map { abs($0 - next.end) <= minute } ?? false) && !(moved.map { abs($0 - next.end) <= minute } ?? false)
+            }
+            guard keptDate,
                   let graceEnd = [3, 16, 28].map({ previous.end + $0 * day }).first(where: { $0 > next.start }) else { continue }
             graces.append((previous.end, graceEnd))
         }

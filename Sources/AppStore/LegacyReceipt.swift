@@ -105,6 +105,10 @@ struct LegacyReceipt {
     private func translateRenewal(_ entry: Entry, into list: inout FactList, statedAt: Millis?,
                                   statusAt: Millis?) throws(Rejection) {
         let info = try AppleRenewalInfo(pendingRenewal: entry.value, path: entry.path, times: times)
-        info.facts(into: &list, expiry: latestExpiry[info.originalTransactionId], statedAt: statedAt, statusAt: statusAt)
+        let expiry = latestExpiry[info.originalTransactionId]
+        // Only while the subscription ran when the record came: a notice about a lapsed one (a CONSUMPTION_REQUEST
+        // after the expiry) states the state after the lapse, which its newest event predates.
+        let running = info.expirationIntent == nil && (expiry ?? .min) > (statedAt ?? .max)
+        info.facts(into: &list, expiry: expiry, statedAt: statedAt, statusAt: running ? statusAt : nil)
     }
 }

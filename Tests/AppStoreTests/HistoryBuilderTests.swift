@@ -93,6 +93,14 @@ import Testing
         #expect(kept.periods.first?.endReason == .billingIssue)
         let moved = AppleHistoryBuilder().history(id: "G", facts: facts(nextEnd: "2024-05-01 03:00"))
         #expect(moved.episodes.isEmpty)
+        // Month ends clamp both readings to one day (01-28 + 1 month and 01-30 + 1 month are both 02-28): nothing tells.
+        let clamped = [
+            Self.fact(AppleFactKind.period, "H", at: ms("2022-12-28 10:00"), observed: ms("2022-12-28 10:00"), ref: "h1",
+                      product: p, end: ms("2023-01-28 10:00"), amount: 9_990_000, currency: "USD"),
+            Self.fact(AppleFactKind.period, "H", at: ms("2023-01-30 10:00"), observed: ms("2023-01-30 10:00"), ref: "h2",
+                      product: p, end: ms("2023-02-28 10:00"), amount: 9_990_000, currency: "USD"),
+        ]
+        #expect(AppleHistoryBuilder().history(id: "H", facts: clamped).episodes.isEmpty)
     }
 
     /// A V1 DID_FAIL_TO_RENEW received at 08-25 00:04 whose receipt lacked the renewal of 07-25: it states the failure
@@ -111,6 +119,10 @@ import Testing
         #expect(history.episodes.map(\.failedAt) == [ms("2021-08-25 10:00")])
         #expect(history.episodes.map(\.graceEnd) == [ms("2021-09-10 10:00")])
         #expect(history.periods.map(\.endReason) == [.unknown, .billingIssue])
+        // Logged by a backfill months later, the notice proves nothing of the kind: the failure stays where stated.
+        var backfilled = facts
+        backfilled[2].observedAt = ms("2021-12-01 00:00")
+        #expect(AppleHistoryBuilder().history(id: "F", facts: backfilled).episodes.map(\.failedAt) == [ms("2021-07-25 10:00")])
     }
 
     @Test func shuffledFactsGiveTheSameHistory() {

@@ -54,6 +54,12 @@ import Testing
             envelope: Envelope(receivedAt: 1_709_632_801_000))).facts
         let history = AppleHistoryBuilder().history(id: "2000", facts: renewed + turnedOff)
         #expect(history.periods.last?.endReason == .voluntary)
+        // A notice about a subscription that had lapsed when it came states the state after the lapse, at its receipt.
+        let lapsed = translator.translate(try record(.appleNotificationV1, json: Self.notification(
+            type: "CONSUMPTION_REQUEST",
+            pending: #"{"original_transaction_id": "2000", "auto_renew_status": "0", "expiration_intent": "3"}"#),
+            envelope: Envelope(receivedAt: 1_711_000_000_000))).facts
+        #expect(lapsed.of(AppleFactKind.renewalStatus).map(\.at) == [1_711_000_000_000])
     }
 
     @Test func failureWithoutExpiryNoticeIsLostAfterSixtyDays() throws {
