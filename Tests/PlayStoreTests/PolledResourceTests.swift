@@ -91,12 +91,9 @@ struct PolledResourceTests {
     @Test func aRecoveryIsNeverBeforeTheLastFetchShowingTheHold() throws {
         let start = ms("2024-01-10T10:00:00Z"), e = ms("2024-03-10T10:00:00Z"), lastHeld = ms("2024-03-21T02:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-h2", "premium_monthly", at: ms("2024-02-11T02:00:00Z"), v1JSON(
-            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
-        try archive.v1("tok-h2", "premium_monthly", at: lastHeld, v1JSON(
-            start: start, expiry: e, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
-        try archive.v1("tok-h2", "premium_monthly", at: ms("2024-03-27T02:00:00Z"), v1JSON(
-            start: start, expiry: ms("2024-04-20T15:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-h2", at: ms("2024-02-11T02:00:00Z"), start: start, renewal: 0, expiry: e)
+        try archive.poll("tok-h2", at: lastHeld, start: start, renewal: 1, expiry: e, paid: false)
+        try archive.poll("tok-h2", at: ms("2024-03-27T02:00:00Z"), start: start, renewal: 1, expiry: ms("2024-04-20T15:00:00Z"))
         let history = builder.history(id: "tok-h2", facts: archive.facts)
         // (`Archive` logs each fetch five seconds after the time given.)
         #expect(history.episodes.map(\.outcome) == [.recovered(at: lastHeld + 5_000)])
@@ -108,12 +105,9 @@ struct PolledResourceTests {
     @Test func aRecoveryInGraceShownOnlyAfterTheGraceIsInGrace() throws {
         let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-03-28T10:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-g", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
-            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
-        try archive.v1("tok-g", "premium_monthly", at: ms("2024-03-26T02:00:00Z"), v1JSON(
-            start: start, expiry: g, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
-        try archive.v1("tok-g", "premium_monthly", at: ms("2024-04-01T02:00:00Z"), v1JSON(
-            start: start, expiry: ms("2024-04-25T10:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-g", at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: e)
+        try archive.poll("tok-g", at: ms("2024-03-26T02:00:00Z"), start: start, renewal: 1, expiry: g, paid: false)
+        try archive.poll("tok-g", at: ms("2024-04-01T02:00:00Z"), start: start, renewal: 1, expiry: ms("2024-04-25T10:00:00Z"))
         let history = builder.history(id: "tok-g", facts: archive.facts)
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: g - 1))])
         #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), g - 1])
@@ -125,12 +119,9 @@ struct PolledResourceTests {
     @Test func aGraceThatWentOnToAnUnseenHoldIsRecoveredAtTheNewBillingDate() throws {
         let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-04-01T10:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
-            start: start, expiry: e, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
-        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-03-26T02:00:00Z"), v1JSON(
-            start: start, expiry: g, orderId: Self.order + "..1", paymentState: 0, autoRenewing: true))
-        try archive.v1("tok-gh", "premium_monthly", at: ms("2024-05-01T02:00:00Z"), v1JSON(
-            start: start, expiry: ms("2024-05-25T10:00:00Z"), orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-gh", at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: e)
+        try archive.poll("tok-gh", at: ms("2024-03-26T02:00:00Z"), start: start, renewal: 1, expiry: g, paid: false)
+        try archive.poll("tok-gh", at: ms("2024-05-01T02:00:00Z"), start: start, renewal: 1, expiry: ms("2024-05-25T10:00:00Z"))
         let history = builder.history(id: "tok-gh", facts: archive.facts)
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: ms("2024-04-25T10:00:00Z")))])
     }
@@ -140,8 +131,7 @@ struct PolledResourceTests {
     @Test func aDeferredChangeFillsNoRenewalOfTheOldToken() throws {
         let start = ms("2024-01-10T10:00:00Z"), end = ms("2024-04-10T10:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-d1", "premium_monthly", at: ms("2024-03-11T02:00:00Z"), v1JSON(
-            start: start, expiry: end, orderId: Self.order + "..1", paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-d1", at: ms("2024-03-11T02:00:00Z"), start: start, renewal: 1, expiry: end)
         try archive.v1("tok-d2", "basic_monthly", at: ms("2024-03-20T02:00:00Z"), v1JSON(
             start: ms("2024-03-20T01:00:00Z"), expiry: end, orderId: "GPA.3321-0000-0000-00777", paymentState: 3,
             autoRenewing: true, linked: "tok-d1", priceMicros: "2990000"))
@@ -160,14 +150,11 @@ struct PolledResourceTests {
         let start = ms("2024-01-25T10:00:00Z"), end = ms("2024-03-25T10:00:00Z")
         let resumed = pauseShown ? ms("2024-04-25T10:00:00Z") : ms("2024-03-30T15:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-u", "premium_monthly", at: ms("2024-02-26T02:00:00Z"), v1JSON(
-            start: start, expiry: end, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
-        try archive.v1("tok-u", "premium_monthly", at: ms("2024-03-20T02:00:00Z"), v1JSON(
-            start: start, expiry: end, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true,
-            autoResume: pauseShown ? resumed : nil))
-        try archive.v1("tok-u", "premium_monthly", at: ms("2024-05-01T02:00:00Z"), v1JSON(
-            start: start, expiry: Timestamp.addingMonths(1, to: resumed) ?? 0, orderId: Self.order + "..1",
-            paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-u", at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: end)
+        try archive.poll("tok-u", at: ms("2024-03-20T02:00:00Z"), start: start, renewal: 0, expiry: end,
+                         autoResume: pauseShown ? resumed : nil)
+        try archive.poll("tok-u", at: ms("2024-05-01T02:00:00Z"), start: start, renewal: 1,
+                         expiry: Timestamp.addingMonths(1, to: resumed) ?? 0)
         let history = builder.history(id: "tok-u", facts: archive.facts)
         #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), resumed])
         #expect(history.periods.first?.endReason == (pauseShown ? .paused : .billingIssue))
@@ -180,8 +167,7 @@ struct PolledResourceTests {
     @Test func anUpgradeAfterARenewalNoPollShowed() throws {
         let start = ms("2024-01-10T10:00:00Z"), renewed = ms("2024-03-10T10:00:00Z"), changed = ms("2024-04-04T12:00:00Z")
         var archive = Archive()
-        try archive.v1("tok-a", "premium_monthly", at: ms("2024-02-11T02:00:00Z"), v1JSON(
-            start: start, expiry: renewed, orderId: Self.order + "..0", paymentState: 1, autoRenewing: true))
+        try archive.poll("tok-a", at: ms("2024-02-11T02:00:00Z"), start: start, renewal: 0, expiry: renewed)
         try archive.v1("tok-b", "premium_yearly", at: changed, v1JSON(
             start: changed, expiry: ms("2025-04-04T12:00:00Z"), orderId: "GPA.3321-0000-0000-00999", paymentState: 1,
             autoRenewing: true, linked: "tok-a", priceMicros: "49990000"))
@@ -210,5 +196,16 @@ struct PolledResourceTests {
             #expect(markers.map(\.kind) == [.testPurchase])
             #expect(markers.map(\.subject) == ["tok-pend"])
         }
+    }
+}
+
+extension Archive {
+    /// A monthly plan's v1 resource of `token` polled at `at` (logged five seconds later): renewal `..renewal` of
+    /// ``PolledResourceTests/order`` paid (or in a billing issue, `paid` false) to `expiry`, auto-renewing.
+    mutating func poll(_ token: String, at: Millis, start: Millis, renewal: Int, expiry: Millis, paid: Bool = true,
+                       autoResume: Millis? = nil) throws {
+        try v1(token, "premium_monthly", at: at, v1JSON(
+            start: start, expiry: expiry, orderId: PolledResourceTests.order + "..\(renewal)", paymentState: paid ? 1 : 0,
+            autoRenewing: true, autoResume: autoResume))
     }
 }
