@@ -55,6 +55,13 @@ extension TokenTimeline {
                     start = end
                 }
                 if missing.count != Int(index) { missing = [] }
+            } else if let failure = notifiedFailure, index == 1, failure > subscriptionStart, failure - subscriptionStart < 7 * day {
+                // A first order shorter than any plan Google sells (a week), before a renewal notified failed: a
+                // free trial of a few days.
+                var trial = Period(id: base, productId: snapshot.productId ?? "", start: subscriptionStart, end: failure,
+                                   isTrial: true, priceMicros: 0, currency: snapshot.currency)
+                trial.isFilledIn = true
+                missing = [trial]
             } else if let length = ShownPeriod.billingPeriod(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index) {
                 // Else back to back up to the order shown, when they reach the notice that announced it (a gap no
                 // notice explains, as a hold's, leaves them out).
@@ -64,7 +71,7 @@ extension TokenTimeline {
             }
             // The first may have been a free trial, which no resource says: counted as paid, and said
             // (``Period/isAssumedPaid``), unless the token continues another.
-            if !missing.isEmpty { missing[0].isAssumedPaid = facts.linkedFrom.isEmpty }
+            if !missing.isEmpty, !missing[0].isTrial { missing[0].isAssumedPaid = facts.linkedFrom.isEmpty }
             if let last = missing.last { return (last.end, missing) }
         }
         let shown = min(t, ShownPeriod.start(subscriptionStart: subscriptionStart, expiry: expiry, orderIndex: index))

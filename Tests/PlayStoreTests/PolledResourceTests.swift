@@ -177,6 +177,25 @@ struct PolledResourceTests {
         #expect(periods[1].priceMicros == 4_990_000 && periods[1].isFilledIn)
     }
 
+    /// A 3-day free trial whose first renewal fails (IN_GRACE_PERIOD notice) and recovers a day later, all notices
+    /// archived on time, but the first fetch only after the recovery: the trial ran from the purchase to the failure
+    /// (shorter than any plan Google sells), and the billing issue at its end was recovered by the order shown.
+    @Test func aShortTrialBeforeAFailureNoFetchShowedIsFilledIn() throws {
+        let start = ms("2026-01-10T10:00:00Z"), e = ms("2026-01-13T10:00:00Z"), recovered = ms("2026-01-14T16:00:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok-t", "premium_monthly", 4, at: start)
+        try archive.rtdn("tok-t", "premium_monthly", 6, at: e)
+        try archive.rtdn("tok-t", "premium_monthly", 1, at: recovered)
+        try archive.v2("tok-t", "premium_monthly", at: ms("2026-01-20T10:00:00Z"), v2JSON(
+            state: active, start: "2026-01-10T10:00:00Z", expiry: "2026-02-13T10:00:00Z", latestOrderId: Self.order + "..0"))
+        let history = builder.history(id: "tok-t", facts: archive.facts)
+        #expect(history.periods.map(\.isTrial) == [true, false])
+        #expect(history.periods.map(\.start) == [start, recovered])
+        #expect(history.periods.first?.end == e)
+        #expect(history.episodes.map(\.failedAt) == [e])
+        #expect(history.episodes.map(\.outcome) == [.recovered(at: recovered)])
+    }
+
     /// Google sets no `startTime` on a purchase still pending: logged without `received_at`, such a resource grants
     /// nothing and is used (no facts), not quarantined; one of a test purchase still marks its token, so that the
     /// token's RTDN is excluded too.
