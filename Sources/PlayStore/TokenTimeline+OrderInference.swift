@@ -15,7 +15,7 @@ extension TokenTimeline {
     /// Where an order first shown while the subscription was active (or before anything was known) began, and the
     /// orders before it that no resource showed (``missingOrders(after:before:expiry:facts:shownBy:)``):
     /// - after a known order, where the orders between them end (at that order's end when none are missing, unless
-    ///   its expiry shows it began later: ``resumedAfterGap(_:expiry:after:shownAt:shownBy:)``);
+    ///   its expiry shows it began later: ``resumedAfterGap(_:expiry:after:shownAt:announced:shownBy:)``);
     /// - the first order (`GPA.x`) at the subscription's `startTime`;
     /// - a renewal whose predecessors no fetch showed, when the archive holds the purchase's notice: after them,
     ///   filled in from `startTime` (``ordersBefore(_:from:base:start:length:expiry:shownBy:after:)``);
@@ -28,7 +28,8 @@ extension TokenTimeline {
                               notifiedFailure: Millis? = nil) -> (start: Millis, missing: [Period]) {
         if let previous {
             let missing = missingOrders(after: previous, before: order, expiry: expiry, facts: facts, shownBy: snapshot)
-            if missing.isEmpty, let resumed = resumedAfterGap(order, expiry: expiry, after: previous, shownAt: t, shownBy: snapshot) {
+            if missing.isEmpty, let resumed = resumedAfterGap(order, expiry: expiry, after: previous, shownAt: t,
+                                                              announced: announced, shownBy: snapshot) {
                 return (resumed, [])
             }
             return (missing.last?.end ?? previous.end, missing)
@@ -163,11 +164,13 @@ extension TokenTimeline {
     /// Where `order`, the renewal right after `previous`, began when no record showed the interruption before it (an
     /// account hold or a pause polls missed): one billing period, the one `previous` ran as a whole full-price
     /// order of the same product, before its `expiry`, when that is more than a day after `previous` ended (and
-    /// not after the fetch at `t`). `nil` when the orders ran back to back, or nothing gives the period.
+    /// not after the fetch at `t`). `nil` when the orders ran back to back, a renewal notice `announced` it at
+    /// `previous`'s end, or nothing gives the period.
     private static func resumedAfterGap(_ order: String, expiry: Millis, after previous: Period, shownAt t: Millis,
-                                        shownBy snapshot: GoogleFact.Snapshot) -> Millis? {
+                                        announced: Millis?, shownBy snapshot: GoogleFact.Snapshot) -> Millis? {
         let day: Millis = 86_400_000
-        guard !previous.isTrial, !previous.isIntroductory, !previous.isProration, !previous.isAssumedPaid,
+        guard announced.map({ abs($0 - previous.end) > day }) ?? true,
+              !previous.isTrial, !previous.isIntroductory, !previous.isProration, !previous.isAssumedPaid,
               snapshot.productId == previous.productId, !snapshot.trial, !snapshot.introductory, !snapshot.prorated,
               let (base, _) = GoogleOrderId.split(order), GoogleOrderId.split(previous.id)?.base == base,
               GoogleOrderId.index(order) == GoogleOrderId.index(previous.id) + 1,
@@ -231,13 +234,17 @@ extension TokenTimeline {
         return ((soldLength(of: last).map { [$0] } ?? []) + ShownPeriod.candidates).compactMap { $0.back(count, from: expiry) }
     }
 
-    /// The billing period `period` was sold with: the first of ``ShownPeriod/candidates`` that, counted back from
-    /// the end it was sold with (before any deferral), reaches its start (or `billedFrom`, where an order recovered
-    /// in grace was billed from), within a day. `nil` for an order shorter or longer than any.
+    /// The billing period `period` was sold with: the first of ``ShownPeriod/candidates`` that, counted on from its
+    /// start (or `billedFrom`, where an order recovered in grace was billed from), reaches the end it was sold with
+    /// (before any deferral), within a day; or back from that end to the start. (Both ways, as months clamp at a
+    /// month's end: January 30 plus a month is February 28, from which a month back is January 28.) `nil` for an
+    /// order shorter or longer than any.
     private static func soldLength(of period: Period, billedFrom: Millis? = nil) -> ShownPeriod.Length? {
-        let soldEnd = period.scheduledEnd ?? period.end
+        let soldEnd = period.scheduledEnd ?? period.end, billed = billedFrom ?? period.start
+        let day: Millis = 86_400_000
         return ShownPeriod.candidates.first { candidate in
-            candidate.back(1, from: soldEnd).map { abs($0 - (billedFrom ?? period.start)) <= 86_400_000 } ?? false
+            (candidate.back(-1, from: billed).map { abs($0 - soldEnd) <= day } ?? false)
+                || (candidate.back(1, from: soldEnd).map { abs($0 - billed) <= day } ?? false)
         }
     }
 

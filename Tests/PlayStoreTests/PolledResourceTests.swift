@@ -196,6 +196,23 @@ struct PolledResourceTests {
         #expect(history.episodes.map(\.outcome) == [.recovered(at: recovered)])
     }
 
+    /// Bought on January 30: the first order ends February 28 (months clamp), its renewal announced then and first
+    /// fetched two days later, running to March 30. A month counted back from February 28 is January 28, yet the
+    /// plan is monthly, not four-weekly: the renewal began February 28, back to back, no gap, no churn.
+    @Test func aMonthEndPurchaseIsMonthlyAndItsRenewalBackToBack() throws {
+        let start = ms("2026-01-30T10:00:00Z"), renewed = ms("2026-02-28T10:00:00Z")
+        var archive = Archive()
+        try archive.rtdn("tok-me", "premium_monthly", 4, at: start)
+        try archive.v2("tok-me", "premium_monthly", at: start, v2JSON(
+            state: active, start: "2026-01-30T10:00:00Z", expiry: "2026-02-28T10:00:00Z", latestOrderId: Self.order))
+        try archive.rtdn("tok-me", "premium_monthly", 2, at: renewed)
+        try archive.v2("tok-me", "premium_monthly", at: ms("2026-03-02T10:00:00Z"), v2JSON(
+            state: active, start: "2026-01-30T10:00:00Z", expiry: "2026-03-30T10:00:00Z", latestOrderId: Self.order + "..0"))
+        let history = builder.history(id: "tok-me", facts: archive.facts)
+        #expect(history.periods.map(\.start) == [start, renewed])
+        #expect(history.episodes.isEmpty)
+    }
+
     /// Google sets no `startTime` on a purchase still pending: logged without `received_at`, such a resource grants
     /// nothing and is used (no facts), not quarantined; one of a test purchase still marks its token, so that the
     /// token's RTDN is excluded too.
