@@ -26,6 +26,7 @@ extension SourceKind {
 /// | `signedPayload` (a JWS) | `apple.notification.v2`; payload = `.jws(signedPayload)`, identity its `notificationUUID` |
 /// | `notification_type` | `apple.notification.v1` |
 /// | `status` + (`receipt` or `latest_receipt_info`) | `apple.verify_receipt` |
+/// | `notificationHistory` (a Get Notification History page) | `apple.notification.v2`; each `signedPayload` read |
 /// | `signedTransactions` | `apple.transaction_history` |
 /// | `data` whose elements hold `lastTransactions`, or `data` + `bundleId` + `environment` | `apple.subscription_statuses` |
 /// | a JWS string whose payload has `notificationType` | `apple.notification.v2`; payload = `.jws(text)` |
@@ -74,6 +75,10 @@ public struct AppStorePayloads: PayloadRecognizer {
         if case .string(let text)? = object["signedTransactionInfo"], object["data"] == nil, object["signedRenewalInfo"] == nil,
            let transaction = recognizeJWS(text), transaction.source == .appleTransaction {
             return transaction
+        }
+        // A Get Notification History page: the notifications it lists date themselves.
+        if object["notificationHistory"] != nil {
+            return RecognizedPayload(source: .appleNotificationV2, payload: json, identity: .dated)
         }
         if object["signedTransactions"] != nil {
             return RecognizedPayload(source: .appleTransactionHistory, payload: json, identity: .dated)

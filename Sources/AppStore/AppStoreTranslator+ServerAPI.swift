@@ -27,6 +27,41 @@ extension AppStoreTranslator {
         return list.translation(observedAt: latest ?? envelope.receivedAt ?? 0)
     }
 
+    /// A Get Notification History response (`notificationHistory[]` of `{signedPayload, sendAttempts}`, `hasMore`,
+    /// `paginationToken`): the page a backfill of missed notifications archives. Each notification is read as if it
+    /// had been archived alone (``notificationV2(_:envelope:decoded:)``); one that cannot be used is quarantined as
+    /// a part (`notificationHistory[3]`, or a part of it under that path), a sandbox or test one states nothing, and a
+    /// page of those alone is excluded as the first of them is. The same notification pushed and archived on its
+    /// own states the same facts, which the ledger keeps once.
+    func notificationHistory(_ body: JSON, envelope: Envelope) throws(Rejection) -> Translation {
+        guard let items = body["notificationHistory"]?.array else { throw .invalid("notificationHistory is not an array") }
+        var facts: [Fact] = []
+        var parts: [QuarantinedPart] = []
+        var exclusions: [ExclusionReason] = []
+        for (index, item) in items.enumerated() {
+            let path = "notificationHistory[\(index)]"
+            do throws(Rejection) {
+                guard let text = item["signedPayload"]?.nonEmptyString else { throw .invalid("\(path).signedPayload is missing") }
+                guard case .used(let stated, let statedParts) = try notificationV2(text, envelope: envelope, decoded: nil) else {
+                    continue
+                }
+                facts += stated
+                parts += statedParts.map { QuarantinedPart(path: JSON.path(path, $0.path), reason: $0.reason, detail: $0.detail, raw: $0.raw) }
+            } catch {
+                switch error {
+                case .excluded(let reason): exclusions.append(reason)
+                case .quarantined(let reason, let detail):
+                    parts.append(QuarantinedPart(path: path, reason: reason, detail: detail, raw: Array(JSONWriter.compact(item).utf8)))
+                }
+            }
+        }
+        if facts.isEmpty, parts.isEmpty, let excluded = exclusions.first { throw .excluded(excluded) }
+        if facts.isEmpty, exclusions.isEmpty, let first = parts.first, parts.count == items.count {
+            throw .quarantined(first.reason, "\(first.path): \(first.detail)")
+        }
+        return .used(facts, parts: parts)
+    }
+
     /// A `StatusResponse`: `data[]` of `SubscriptionGroupIdentifierItem` (`subscriptionGroupIdentifier`,
     /// `lastTransactions[]` of `LastTransactionsItem`: `originalTransactionId`, `status`, `signedTransactionInfo`,
     /// `signedRenewalInfo`), `bundleId`, `appAppleId`, `environment`.

@@ -81,6 +81,8 @@ public struct AppStoreTranslator: StoreTranslator {
             return try notificationV1(body, envelope: record.envelope)
         case (.appleNotificationV2, .jws(let text)):
             return try notificationV2(text, envelope: record.envelope, decoded: record.decodedJWS)
+        case (.appleNotificationV2, .json(let body)) where body["notificationHistory"] != nil:
+            return try notificationHistory(body, envelope: record.envelope)
         case (.appleNotificationV2, .json(let body)):
             guard let text = body["signedPayload"]?.nonEmptyString else {
                 throw .invalid("notification V2 without signedPayload")

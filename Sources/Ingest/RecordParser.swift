@@ -23,8 +23,8 @@ public struct RecordParser: Sendable {
     /// (`ackId`), bare, or in a whole pull response (`receivedMessages`) are recognised. 8: an empty pull response
     /// (`receivedMessages` `{}` or `null`) too. 9: a record whose parsed values would pass
     /// ``JSONParser/memoryBudget``, or longer than 16 MiB, is quarantined; a Pub/Sub message without an id keyed as
-    /// the RTDN it carries.
-    public static let rulesVersion: Int64 = 9
+    /// the RTDN it carries. 10: an App Store Get Notification History page (`notificationHistory`) is recognised.
+    public static let rulesVersion: Int64 = 10
 
     /// The instants a record may state; the run's clock is in it.
     public let times: PlausibleTimes

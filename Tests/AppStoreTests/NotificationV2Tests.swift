@@ -46,15 +46,25 @@ import Testing
                       renewal: String? = NotificationV2Tests.renewal(), environment: String = "Production",
                       bundle: String = "com.example.app", dated: Bool = true,
                       envelope: Envelope = Envelope()) throws -> Translation {
+        let signed = try signedNotification(type, subtype: subtype, transaction: transaction, renewal: renewal,
+                                            environment: environment, bundle: bundle, dated: dated)
+        return translator.translate(record(.appleNotificationV2, jws: signed, envelope: envelope))
+    }
+
+    /// The `signedPayload` of a notification, its transaction and renewal info signed inside it.
+    func signedNotification(_ type: String, subtype: String? = nil, uuid: String = "002e14d5-51f5-4503-b5a8-c3a1af68eb20",
+                            transaction: String? = NotificationV2Tests.transaction(),
+                            renewal: String? = NotificationV2Tests.renewal(), environment: String = "Production",
+                            bundle: String = "com.example.app", dated: Bool = true) throws -> String {
         var data = #""appAppleId":1234567890,"bundleId":"\#(bundle)","bundleVersion":"42","environment":"\#(environment)","status":1"#
         if let transaction { data += #","signedTransactionInfo":"\#(try chain.sign(transaction))""# }
         if let renewal { data += #","signedRenewalInfo":"\#(try chain.sign(renewal))""# }
         let sub = subtype.map { #""subtype":"\#($0)","# } ?? ""
         let payload = """
-        {"notificationType":"\(type)",\(sub)"notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",\
+        {"notificationType":"\(type)",\(sub)"notificationUUID":"\(uuid)",\
         "data":{\(data)},"version":"2.0"\(dated ? #","signedDate":\#(Self.signedDate)"# : "")}
         """
-        return translator.translate(record(.appleNotificationV2, jws: try chain.sign(payload), envelope: envelope))
+        return try chain.sign(payload)
     }
 
     /// Notifications V2 of 2021 and early 2022 carry no `signedDate`: the transaction and renewal info Apple signed

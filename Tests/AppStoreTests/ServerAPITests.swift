@@ -42,6 +42,30 @@ extension NotificationV2Tests {
         #expect(fromHistory.facts.allSatisfy { $0.observedAt == Self.signedDate })
     }
 
+    /// A Get Notification History page (a backfill of missed notifications): each `signedPayload` gives what the
+    /// same notification archived alone gives; a forged one is a part, a sandbox one states nothing, and a page of
+    /// sandbox notifications alone is excluded.
+    @Test func aNotificationHistoryPageGivesTheFactsOfItsNotifications() throws {
+        let renewed = try signedNotification("DID_RENEW", uuid: "7b5d0a4e-0000-4000-8000-000000000001")
+        let changed = try signedNotification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
+                                             uuid: "7b5d0a4e-0000-4000-8000-000000000002",
+                                             renewal: Self.renewal(autoRenew: 0))
+        let sandbox = try signedNotification("DID_RENEW", uuid: "7b5d0a4e-0000-4000-8000-000000000003", environment: "Sandbox")
+        let forged = try TestChain().sign(#"{"notificationType":"DID_RENEW","signedDate":1709300000000}"#)
+        func page(_ payloads: [String]) -> String {
+            let items = payloads.map { #"{"signedPayload":"\#($0)","sendAttempts":[{"attemptDate":1709300000000,"sendAttemptResult":"SUCCESS"}]}"# }
+            return #"{"notificationHistory":[\#(items.joined(separator: ","))],"hasMore":false,"paginationToken":"57a3a1c6"}"#
+        }
+        let parsed = try record(.appleNotificationV2, json: page([renewed, changed, sandbox, forged]))
+        let translated = translator.translate(parsed)
+        let alone = try notification("DID_RENEW").facts
+            + notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", renewal: Self.renewal(autoRenew: 0)).facts
+        #expect(Set(translated.facts) == Set(alone))
+        #expect(translated.parts.map(\.path) == ["notificationHistory[3]"])
+        #expect(translated.parts.map(\.reason) == [.badSignature])
+        #expect(translator.translate(try record(.appleNotificationV2, json: page([sandbox]))) == .excluded(.sandbox))
+    }
+
     @Test func statusesGiveTheFactsOfTheSameTransactionAndRenewalInANotification() throws {
         let renewal = Self.renewal(extra: #","isInBillingRetryPeriod":true,"gracePeriodExpiresDate":1710500000000"#)
         let fromStatuses = try translate(.appleSubscriptionStatuses,
