@@ -48,6 +48,11 @@ public struct GoogleHistoryBuilder: Sendable {
             for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
         }
         for token in tokens {
+            // A v2 resource of a deferred replacement (`deferredItemReplacement`) shows the old subscription's order
+            // until the change takes effect: that order, and any the new token's replay filled in before it, are
+            // the old token's, not charges of the new one.
+            let oldOrders = Set(token.linkedFrom.flatMap { periodsByToken[$0]?.map(\.id) ?? [] })
+            periodsByToken[token.token]?.removeAll { oldOrders.contains($0.id) }
             // The new token's first order: a token with none has replaced nothing yet (a deferred change pending).
             guard let newStart = periodsByToken[token.token]?.first?.start else { continue }
             // A deferred change (v1 `paymentState` 3) took effect when the old order ended, whenever a resource

@@ -54,15 +54,17 @@ struct TokenTimeline {
     /// when a resource showed the token's first order (`GPA.x`) as a free trial, the cycles are orders `..0` to
     /// `..<cycles - 1>` (positions 1 to `cycles`), not 0 to `cycles - 1` as each resource alone reads them. (The
     /// times cannot tell: a trial may last a billing period, and a pause makes the first order look short.)
-    /// Orders filled in (no resource stated their price) are priced the same way by their position: the stated
-    /// cycles and price, the order's number (with no trial shown, positions 0 to `cycles - 1`).
+    /// Orders filled in or shown in a v2 introductory phase (no resource stated their price) are priced the same
+    /// way by their position: the stated cycles and price, the order's number (with no trial shown, positions 0 to
+    /// `cycles - 1`).
     private static func priceIntroductoryCycles(_ periods: inout [Period], facts: TokenFacts) {
         guard let offer = facts.snapshots.lazy.compactMap(\.state.introductoryOffer).first, offer.cycles >= 1 else { return }
         let afterTrial = facts.snapshots.contains { $0.trial && $0.order != nil && GoogleOrderId.index($0.order) == 0 }
         let first: Int64 = afterTrial ? 1 : 0
         for index in periods.indices where !periods[index].isTrial {
-            let filled = periods[index].isFilledIn && periods[index].priceMicros == nil
-            guard filled || (afterTrial && periods[index].priceMicros != nil) else { continue }
+            // Unpriced: filled in, or shown in a v2 introductory phase (which states no price).
+            let unpriced = periods[index].priceMicros == nil && (periods[index].isFilledIn || periods[index].isIntroductory)
+            guard unpriced || (afterTrial && periods[index].priceMicros != nil) else { continue }
             let position = GoogleOrderId.index(periods[index].id)
             guard position >= first, position - first < offer.cycles else { continue }
             periods[index].isIntroductory = true

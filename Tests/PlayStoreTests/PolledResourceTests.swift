@@ -41,6 +41,27 @@ struct PolledResourceTests {
         #expect(periods.map(\.start) == [start])
     }
 
+    /// After a free trial (v1 `paymentState` 2), the second of two introductory cycles (`..1`) fetched through v1
+    /// (which reads it as past the cycles: the trial is no cycle) and v2 (an `introductoryPrice` phase, no price):
+    /// the cycles move past the trial, so it cost 0.99, not the list price.
+    @Test func aV2IntroductoryPhaseAfterATrialTakesTheStatedIntroductoryPrice() throws {
+        let start = ms("2026-01-01T10:00:00Z")
+        let intro = #"{"introductoryPriceInfo":{"introductoryPriceCurrencyCode":"USD","introductoryPriceAmountMicros":"990000","#
+            + #""introductoryPricePeriod":"P1M","introductoryPriceCycles":2},"#
+        var archive = Archive()
+        try archive.v1("tok-ti", "premium_monthly", at: start, intro + v1JSON(
+            start: start, expiry: ms("2026-01-08T10:00:00Z"), orderId: Self.order, paymentState: 2, autoRenewing: true).dropFirst())
+        for (renewal, from, to) in [(0, "2026-01-08T10:00:00Z", "2026-02-08T10:00:00Z"), (1, "2026-02-08T10:00:00Z", "2026-03-08T10:00:00Z")] {
+            try archive.v1("tok-ti", "premium_monthly", at: ms(from), intro + v1JSON(
+                start: start, expiry: ms(to), orderId: Self.order + "..\(renewal)", paymentState: 1, autoRenewing: true).dropFirst())
+            try archive.v2("tok-ti", "premium_monthly", at: ms(from) + 60_000, v2JSON(
+                state: active, start: "2026-01-01T10:00:00Z", expiry: to, latestOrderId: Self.order + "..\(renewal)",
+                offerPhase: #""introductoryPrice":{}"#))
+        }
+        let periods = builder.history(id: "tok-ti", facts: archive.facts).periods
+        #expect(periods.map(\.priceMicros) == [0, 990_000, 990_000])
+    }
+
     /// A v2 fetch with an `introductoryPrice` phase (no price: the recurring one is the base plan's) after one that
     /// stated only the recurring price: the order is introductory and unpriced, not charged 4.99.
     @Test func anIntroductoryPhaseUnpricesWhatTheRecurringPriceSaid() throws {
@@ -140,6 +161,30 @@ struct PolledResourceTests {
             paymentState: 1, autoRenewing: true, linked: "tok-d1", priceMicros: "2990000"))
         let periods = builder.history(id: "tok-d1", facts: archive.facts).periods
         #expect(periods.map(\.id) == [Self.order + "..1", "GPA.3321-0000-0000-00777"])
+    }
+
+    /// A v2 deferred downgrade: the new token (linked) lists the old plan with `deferredItemReplacement` and shows
+    /// the old subscription's latest order until the change takes effect at its end. That order is the old
+    /// token's: the new token's first charge is its own order, at the renewal, not a second 4.99 on the request day.
+    @Test func aDeferredReplacementShowingTheOldOrderChargesNothingYet() throws {
+        let start = ms("2026-02-03T10:00:00Z"), changeAt = ms("2026-04-03T10:00:00Z")
+        var archive = Archive()
+        try archive.v2("tok-o", "premium_monthly", at: ms("2026-03-03T10:00:00Z"), v2JSON(
+            state: active, start: "2026-02-03T10:00:00Z", expiry: "2026-04-03T10:00:00Z", latestOrderId: Self.order + "..0"))
+        let deferredItems = #""lineItems":[{"productId":"premium_monthly","expiryTime":"2026-04-03T10:00:00Z","#
+            + #""autoRenewingPlan":{"autoRenewEnabled":false,"recurringPrice":{"currencyCode":"USD","units":"4","nanos":990000000}},"#
+            + #""deferredItemReplacement":{"productId":"premium_lite"},"latestSuccessfulOrderId":"\#(Self.order)..0"},"#
+            + #"{"productId":"premium_lite","autoRenewingPlan":{"autoRenewEnabled":true}}]"#
+        try archive.v2("tok-n", "premium_monthly", at: ms("2026-03-12T10:00:00Z"), """
+            {"kind":"androidpublisher#subscriptionPurchaseV2","startTime":"2026-03-12T10:00:00Z","subscriptionState":\
+            "SUBSCRIPTION_STATE_ACTIVE","latestOrderId":"\(Self.order)..0","linkedPurchaseToken":"tok-o",\(deferredItems)}
+            """)
+        try archive.v2("tok-n", "premium_lite", at: changeAt, v2JSON(
+            state: active, start: "2026-03-12T10:00:00Z", expiry: "2026-05-03T10:00:00Z", latestOrderId: "GPA.3321-0000-0000-00555",
+            product: "premium_lite", units: "2", extra: #""linkedPurchaseToken":"tok-o","#))
+        let periods = builder.history(id: "tok-o", facts: archive.facts).periods
+        #expect(periods.map(\.id) == [Self.order + "..0", "GPA.3321-0000-0000-00555"])
+        #expect(periods.last?.start == changeAt)
     }
 
     /// Monthly polls that missed what came between two orders: the order after the gap began one billing period
