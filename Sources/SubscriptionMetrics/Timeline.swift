@@ -144,8 +144,9 @@ struct Timeline: Sendable {
     /// - an introductory offer (three months paid up front on a monthly plan), or
     /// - at a stated price other than the list's for its product and currency: another plan of the product
     ///   (Google base plans of one subscription, Apple's monthly billing of a yearly commitment), which one price
-    ///   list row per product cannot name; unless the period is the first after a change of plan, whose length
-    ///   (to the old renewal date, or the credit's worth of time) is no billing term.
+    ///   list row per product cannot name; the first period after a change of plan only when it is a whole period
+    ///   of the new plan (after a deferred change, or charged in full), not one running to the old renewal date or
+    ///   the credit's worth of time.
     /// Such a period takes its own length.
     func paidTerm(of period: Period, prices list: PriceList) -> BillingDuration {
         let sold = BillingDuration.inferred(lengthMillis: nominalLength(of: period))
@@ -154,7 +155,15 @@ struct Timeline: Sendable {
         if period.isIntroductory { return sold }
         guard let currency = period.currency ?? history.currencies.first,
               let listedPrice = list.priceMicros(platform: history.platform, productId: period.productId, currency: currency),
-              listedPrice != stated, !followsAChange(period) else { return listedTerm(of: period, prices: list) }
+              listedPrice != stated else { return listedTerm(of: period, prices: list) }
+        if let replaced = replaced(before: period) {
+            // The first order after a change of plan is a whole period of the new plan after a deferred change (the
+            // old period ran to its end) or when charged in full (at least as long as the replaced plan's: a yearly
+            // base plan of a product listed monthly); else it ran the credit's worth or the old period's rest.
+            let deferred = (replaced.scheduledEnd ?? replaced.end) <= replaced.end
+            let replacedTerm = BillingDuration.inferred(lengthMillis: nominalLength(of: replaced))
+            guard deferred || sold.shortestDays >= replacedTerm.shortestDays else { return listedTerm(of: period, prices: list) }
+        }
         return sold
     }
 
@@ -194,9 +203,6 @@ struct Timeline: Sendable {
         if !period.isProration, let replacedTerm, own.unit != .day, own.shortestDays >= replacedTerm.shortestDays { return own }
         return replacedTerm ?? own
     }
-
-    /// Whether `period` begins where another, replaced by a change of plan, ended (within a day before).
-    private func followsAChange(_ period: Period) -> Bool { replaced(before: period) != nil }
 
     /// The latest period a change of plan replaced that ended within a day before `period` began.
     private func replaced(before period: Period) -> Period? {

@@ -405,6 +405,30 @@ import Testing
         #expect(Set(result.retentionCohorts.map(\.duration.description)) == ["P1M"])
     }
 
+    /// A change of plan to a whole period of another base plan of the same product (a year of a product listed
+    /// monthly): charged in full at an immediate change, or after a deferred one (the old period ran to its end),
+    /// the new order is that plan's term, 99.99 a year, 8.33 a month, not 99.99 over the listed month.
+    @Test func aChangeToAWholePeriodOfAnotherPlanTakesItsOwnTerm() throws {
+        let prices = try PriceList(csv: """
+            platform,product_id,currency,price,duration
+            google,premium,USD,9.99,P1M
+            """)
+        var immediate = paid("i1", "premium", utc(2024, 1, 1), utc(2024, 2, 1), price: 9_990_000, reason: .replaced)
+        immediate.end(replacedAt: utc(2024, 1, 24))
+        let deferred = paid("d1", "premium", utc(2024, 1, 1), utc(2024, 2, 1), price: 9_990_000, reason: .replaced)
+        let histories = [
+            SubscriptionHistory(platform: .google, id: "immediate", periods: [
+                immediate, paid("i2", "premium", utc(2024, 1, 24), utc(2025, 1, 24), price: 99_990_000),
+            ]),
+            SubscriptionHistory(platform: .google, id: "deferred", periods: [
+                deferred, paid("d2", "premium", utc(2024, 2, 1), utc(2025, 2, 1), price: 99_990_000),
+            ]),
+        ]
+        let result = try tables(histories, asOf: utc(2024, 2, 20), prices: prices)
+        // January: the year (8.33) and the deferred subscriber's month still running (9.99); February: two years.
+        #expect(result.revenueMonthly.map { "\($0.month) \($0.mrrEnd.text)" } == ["2024-01 18.32", "2024-02 16.67"])
+    }
+
     /// One-time purchases count in revenue only (no subscription rows), refunds in full.
     @Test func oneTimePurchases() throws {
         let history = SubscriptionHistory(platform: .google, id: "coins", purchases: [
