@@ -872,14 +872,19 @@ struct GoogleGraceTrapTests {
     /// shows `..0`. The order before it, proven by that number and filled in from the purchase, ends where the
     /// grace notice said the renewal failed: that is the billing issue, recovered at its notice.
     @Test func aBillingIssueBeforeAnyOrderWasKnown() throws {
-        var archive = Archive()
+        /// The purchase's notice, a billing issue's (`issue`: 6 grace, 5 hold) and the recovery's, then the recovery's
+        /// fetch only, showing `..0` paid to `expiry`.
+        func notified(_ token: String, bought: Millis, issue: Int, failed: Millis, recovered: Millis, expiry: Millis,
+                      order: String) throws -> SubscriptionHistory {
+            var archive = Archive()
+            try archive.rtdns(token, "premium_monthly", [(4, bought), (issue, failed), (1, recovered)])
+            try archive.v1(token, "premium_monthly", at: recovered, v1JSON(start: bought, expiry: expiry, orderId: order + "..0",
+                                                                          paymentState: 1, autoRenewing: true))
+            return GoogleHistoryBuilder().history(id: token, facts: archive.facts)
+        }
         let start = ms("2024-05-05T00:01:00Z"), e = ms("2024-06-05T00:01:00Z"), t = ms("2024-06-10T05:55:00Z")
-        try archive.rtdn("tok-b", "premium_monthly", 4, at: start)
-        try archive.rtdn("tok-b", "premium_monthly", 6, at: e)
-        try archive.rtdn("tok-b", "premium_monthly", 1, at: t)
-        try archive.v1("tok-b", "premium_monthly", at: t, v1JSON(start: start, expiry: ms("2024-07-05T00:01:00Z"),
-                                                                orderId: "GPA.3300-0000-0000-16569..0", paymentState: 1, autoRenewing: true))
-        let history = GoogleHistoryBuilder().history(id: "tok-b", facts: archive.facts)
+        let history = try notified("tok-b", bought: start, issue: 6, failed: e, recovered: t, expiry: ms("2024-07-05T00:01:00Z"),
+                                  order: "GPA.3300-0000-0000-16569")
         #expect(history.periods.map { "\($0.id) \(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" } == [
             "GPA.3300-0000-0000-16569 2024-05-05T00:01:00.000Z 2024-06-05T00:01:00.000Z",
             "GPA.3300-0000-0000-16569..0 2024-06-10T05:55:00.000Z 2024-07-05T00:01:00.000Z",
@@ -888,14 +893,9 @@ struct GoogleGraceTrapTests {
 
         // Account hold without grace: the recovery moved the billing date, so the order before it runs from the
         // purchase to the failure, not back to back with the order shown.
-        var held = Archive()
         let bought = ms("2024-01-05T00:00:00Z"), failed = ms("2024-02-05T00:00:00Z"), recovered = ms("2024-02-15T00:00:00Z")
-        try held.rtdn("tok-h", "premium_monthly", 4, at: bought)
-        try held.rtdn("tok-h", "premium_monthly", 5, at: failed)
-        try held.rtdn("tok-h", "premium_monthly", 1, at: recovered)
-        try held.v1("tok-h", "premium_monthly", at: recovered, v1JSON(start: bought, expiry: ms("2024-03-15T00:00:00Z"),
-                                                                     orderId: "GPA.3300-0000-0000-16570..0", paymentState: 1, autoRenewing: true))
-        let hold = GoogleHistoryBuilder().history(id: "tok-h", facts: held.facts)
+        let hold = try notified("tok-h", bought: bought, issue: 5, failed: failed, recovered: recovered,
+                               expiry: ms("2024-03-15T00:00:00Z"), order: "GPA.3300-0000-0000-16570")
         #expect(hold.periods.map { "\(Timestamp.rfc3339($0.start)) \(Timestamp.rfc3339($0.end))" } == [
             "2024-01-05T00:00:00.000Z 2024-02-05T00:00:00.000Z", "2024-02-15T00:00:00.000Z 2024-03-15T00:00:00.000Z",
         ])

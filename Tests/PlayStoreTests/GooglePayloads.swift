@@ -100,6 +100,11 @@ struct Archive {
         add(try record(.googleRTDN, rtdnJSON(token: token, product: product, type: type, at: at), receivedAt: at))
     }
 
+    /// The RTDNs of one token, each a `notificationType` and its event time, in order.
+    mutating func rtdns(_ token: String, _ product: String, _ notices: [(type: Int, at: Millis)]) throws {
+        for notice in notices { try rtdn(token, product, notice.type, at: notice.at) }
+    }
+
     /// A v1 resource fetched five seconds after `at`.
     mutating func v1(_ token: String, _ product: String, at: Millis, _ json: String) throws {
         add(try record(.googleSubscriptionV1, json, receivedAt: at + 5_000, token: token, product: product))

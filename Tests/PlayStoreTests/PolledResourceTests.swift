@@ -120,16 +120,25 @@ struct PolledResourceTests {
         #expect(history.episodes.map(\.outcome) == [.recovered(at: lastHeld + 5_000)])
     }
 
+    /// Monthly polls of a plan bought 01-25 10:00: `..0` paid to 03-25 10:00 (E), the renewal `..1` failed and polled in
+    /// grace on 03-26 (access to `graceEnd`), then polled paid at `paidPollAt`, running to `paidUntil`.
+    static func pollsAfterAFailedRenewal(_ token: String, graceEnd: Millis, paidPollAt: Millis,
+                                         paidUntil: Millis) throws -> SubscriptionHistory {
+        let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z")
+        var archive = Archive()
+        try archive.poll(token, at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: e)
+        try archive.poll(token, at: ms("2024-03-26T02:00:00Z"), start: start, renewal: 1, expiry: graceEnd, paid: false)
+        try archive.poll(token, at: paidPollAt, start: start, renewal: 1, expiry: paidUntil)
+        return builder.history(id: token, facts: archive.facts)
+    }
+
     /// A poll in grace (the renewal at 03-25 10:00 failed, access to 03-28 10:00), then one after the grace showing
     /// the renewal paid and running to 04-25 10:00: the billing date was kept, as only a recovery in grace keeps it,
     /// so the subscription recovered before the grace ended (at the latest, just before), not at the poll.
     @Test func aRecoveryInGraceShownOnlyAfterTheGraceIsInGrace() throws {
-        let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-03-28T10:00:00Z")
-        var archive = Archive()
-        try archive.poll("tok-g", at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: e)
-        try archive.poll("tok-g", at: ms("2024-03-26T02:00:00Z"), start: start, renewal: 1, expiry: g, paid: false)
-        try archive.poll("tok-g", at: ms("2024-04-01T02:00:00Z"), start: start, renewal: 1, expiry: ms("2024-04-25T10:00:00Z"))
-        let history = builder.history(id: "tok-g", facts: archive.facts)
+        let e = ms("2024-03-25T10:00:00Z"), g = ms("2024-03-28T10:00:00Z")
+        let history = try Self.pollsAfterAFailedRenewal("tok-g", graceEnd: g, paidPollAt: ms("2024-04-01T02:00:00Z"),
+                                                        paidUntil: ms("2024-04-25T10:00:00Z"))
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: g - 1))])
         #expect(history.periods.map(\.start) == [ms("2024-02-25T10:00:00Z"), g - 1])
     }
@@ -138,12 +147,9 @@ struct PolledResourceTests {
     /// billing date moved, so it recovered from hold on 04-25 (738 hours after E), not in grace (two months back
     /// from the new expiry also reach E, but the plan renews monthly) and not at the poll.
     @Test func aGraceThatWentOnToAnUnseenHoldIsRecoveredAtTheNewBillingDate() throws {
-        let start = ms("2024-01-25T10:00:00Z"), e = ms("2024-03-25T10:00:00Z"), g = ms("2024-04-01T10:00:00Z")
-        var archive = Archive()
-        try archive.poll("tok-gh", at: ms("2024-02-26T02:00:00Z"), start: start, renewal: 0, expiry: e)
-        try archive.poll("tok-gh", at: ms("2024-03-26T02:00:00Z"), start: start, renewal: 1, expiry: g, paid: false)
-        try archive.poll("tok-gh", at: ms("2024-05-01T02:00:00Z"), start: start, renewal: 1, expiry: ms("2024-05-25T10:00:00Z"))
-        let history = builder.history(id: "tok-gh", facts: archive.facts)
+        let e = ms("2024-03-25T10:00:00Z"), g = ms("2024-04-01T10:00:00Z")
+        let history = try Self.pollsAfterAFailedRenewal("tok-gh", graceEnd: g, paidPollAt: ms("2024-05-01T02:00:00Z"),
+                                                        paidUntil: ms("2024-05-25T10:00:00Z"))
         #expect(history.episodes == [BillingEpisode(failedAt: e, graceEnd: g, outcome: .recovered(at: ms("2024-04-25T10:00:00Z")))])
     }
 
@@ -228,9 +234,7 @@ struct PolledResourceTests {
     @Test func aShortTrialBeforeAFailureNoFetchShowedIsFilledIn() throws {
         let start = ms("2026-01-10T10:00:00Z"), e = ms("2026-01-13T10:00:00Z"), recovered = ms("2026-01-14T16:00:00Z")
         var archive = Archive()
-        try archive.rtdn("tok-t", "premium_monthly", 4, at: start)
-        try archive.rtdn("tok-t", "premium_monthly", 6, at: e)
-        try archive.rtdn("tok-t", "premium_monthly", 1, at: recovered)
+        try archive.rtdns("tok-t", "premium_monthly", [(4, start), (6, e), (1, recovered)])
         try archive.v2("tok-t", "premium_monthly", at: ms("2026-01-20T10:00:00Z"), v2JSON(
             state: active, start: "2026-01-10T10:00:00Z", expiry: "2026-02-13T10:00:00Z", latestOrderId: Self.order + "..0"))
         let history = builder.history(id: "tok-t", facts: archive.facts)
