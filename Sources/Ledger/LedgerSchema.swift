@@ -378,6 +378,22 @@ enum LedgerSchema {
         SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ? AND kind <> 'test_purchase'
         """
 
+    /// The last quarantined record of every file and member, when the JSON was malformed: the line a file being
+    /// written may have been cut at when it was read (``QuarantinedTail``). Grouped first, so that a large
+    /// quarantine is read once (no search per row).
+    static let quarantinedTails = """
+        SELECT q.key, q.file, q.member, q.position, q.raw, q.dictionary
+        FROM quarantine q
+        JOIN (
+            SELECT file, member, MAX(position) AS last FROM quarantine WHERE part = '' GROUP BY file, member
+        ) t ON t.file = q.file AND t.member = q.member AND t.last = q.position
+        WHERE q.part = '' AND q.reason = 'malformed_json' AND q.dictionary IS NOT NULL
+        """
+
+    /// A quarantined record the ledger no longer keeps (``LedgerStore/forgetQuarantined(keys:)``) leaves the reprocess queue with it.
+    static let forgetQuarantined = "DELETE FROM quarantine WHERE key = ?"
+    static let dequeueQuarantined = "DELETE FROM reprocess_queue WHERE origin = 'quarantine' AND key = ?"
+
     static let listQuarantine = """
         SELECT reason, detail, file, member, position, raw, raw_size, dictionary, part FROM quarantine
         WHERE (CAST(? AS TEXT) IS NULL OR reason = ?)

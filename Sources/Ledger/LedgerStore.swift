@@ -109,6 +109,12 @@ public protocol LedgerStore: AnyObject {
     func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int)
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
+    /// The last quarantined record of each file and member when its JSON was malformed (``QuarantinedTail``):
+    /// what an ingest checks the records it reads again against.
+    func quarantinedTails() throws(LedgerError) -> [QuarantinedTail]
+    /// Removes these quarantined records (and their places on the reprocess queue), inside the open transaction:
+    /// tails a record read since has completed.
+    func forgetQuarantined(keys: [String]) throws(LedgerError)
     /// Streams the subscriptions of the ranges of buckets (``LedgerBucket``) `nextRange` hands out, one range after
     /// another until it gives `nil`: each subscription once, with all its facts, Google chains
     /// (``Fact/Kind/link``) joined under the chain's first subject, whose bucket decides the slice the chain

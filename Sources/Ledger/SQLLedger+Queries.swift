@@ -283,6 +283,28 @@ extension SQLLedger {
         if let failure { throw failure }
     }
 
+    public func quarantinedTails() throws(LedgerError) -> [QuarantinedTail] {
+        let decompressor = PayloadDecompressor(dictionaries: try payloadDictionaries())
+        var tails: [QuarantinedTail] = []
+        try eachRow(LedgerSchema.quarantinedTails, []) { row throws(LedgerError) in
+            let member = try row.requiredText(2)
+            let provenance = Provenance(file: try row.requiredText(1), member: member.isEmpty ? nil : member,
+                                        position: try row.requiredInteger(3))
+            guard let raw = decompressor.decompress(try row.bytes(4) ?? [], dictionaryId: try row.requiredInteger(5)) else {
+                throw LedgerError(kind: .corrupt, path: location, message: "the quarantined record at \(provenance) does not decompress")
+            }
+            tails.append(QuarantinedTail(key: try row.requiredText(0), provenance: provenance, raw: raw))
+        }
+        return tails
+    }
+
+    public func forgetQuarantined(keys: [String]) throws(LedgerError) {
+        for key in keys {
+            try execute(LedgerSchema.forgetQuarantined, [.text(key)])
+            try execute(LedgerSchema.dequeueQuarantined, [.text(key)])
+        }
+    }
+
     /// Hex SHA-256 of the ledger's logical content (see ``LedgerStore/contentDigest()``): the same content gives
     /// the same digest in either engine.
     public func contentDigest() throws(LedgerError) -> String {

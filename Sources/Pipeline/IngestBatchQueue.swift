@@ -31,6 +31,9 @@ final class IngestBatchQueue: @unchecked Sendable {
         var outcome: Outcome
         /// For a record from the reprocess queue: its place there, removed once its new outcome is written.
         let dequeue: QueuedRecord.ID?
+        /// The quarantine key of an earlier read's cut line this record completes (``QuarantinedTail``), forgotten
+        /// when the record is written.
+        var completes: String?
 
         init(_ raw: RawRecord) {
             outcome = .read(raw)

@@ -57,8 +57,9 @@ public struct IngestJob {
                                                           progress: progress, sampleFiles: sample)
             }
             let store = session.store
-            let pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
+            var pipeline = RecordPipeline(parser: parser, translator: translator, rulesVersion: RulesVersion.current,
                                           dictionaries: try session.dictionaries(sampling: sample), progress: progress)
+            pipeline.quarantinedTails = try store.quarantinedTails()
             let before = try store.warningCounts()
             for skipped in expansion.skipped { try store.skipFile(skipped) }
             let tally = try pipeline.run([.inputs(files, claimer: try store.fileClaimer())], into: store)

@@ -56,9 +56,11 @@ struct IngestRecordStore {
         guard let ledger = stores.first?.ledger, stores.contains(where: { !$0.pending.isEmpty }) else { return }
         var writes: [LedgerWrite] = []
         var dequeued: [QueuedRecord.ID] = []
+        var completed: [String] = []
         writes.reserveCapacity(stores.reduce(0) { $0 + $1.pending.count })
         for store in stores {
             for record in store.pending {
+                if let key = record.completes { completed.append(key) }
                 switch record.outcome {
                 case .quarantined(let entry): writes.append(.quarantine(entry))
                 case .stored(let stored, let facts): writes.append(.record(stored, facts))
@@ -67,6 +69,7 @@ struct IngestRecordStore {
                 if let id = record.dequeue { dequeued.append(id) }
             }
         }
+        if !completed.isEmpty { try ledger.forgetQuarantined(keys: completed) }
         let isNew = try ledger.write(writes, dequeuing: dequeued)
         var offset = 0
         for index in stores.indices {

@@ -57,6 +57,9 @@ struct RecordPipeline {
     var rulesVersion: Int64
     /// Every dictionary payloads may be compressed with; new payloads use the last (none when empty).
     var dictionaries: [PayloadDictionary]
+    /// The ledger's quarantined tails (``LedgerStore/quarantinedTails()``): a record read that completes one
+    /// replaces it. Empty for a reprocess, which reads no file anew.
+    var quarantinedTails: [QuarantinedTail] = []
     /// This run's identity, stamped on the records it stores (``LedgerStore/recordOutcomes(run:)`` counts them).
     let run = UUID().uuidString.lowercased()
     var progress: ProgressOutput
@@ -422,10 +425,11 @@ struct RecordPipeline {
         let rulesVersion = rulesVersion
         let run = run
         let dictionaries = dictionaries
+        let tails = Dictionary(grouping: quarantinedTails, by: \.provenance.file)
         let thread = Thread {
             defer { output.producerDone() }
             let work = RecordWork(parser: parser, translator: translator, rulesVersion: rulesVersion, run: run,
-                                  dictionaries: dictionaries)
+                                  dictionaries: dictionaries, tails: tails)
             do {
                 while let item = input.pop() {
                     guard case .batch = item else {
@@ -435,7 +439,7 @@ struct RecordPipeline {
                     // Consumed, so that the batch's array is this thread's alone and its records are rewritten in
                     // place: bound from a live `item`, the first write copied every record of the batch.
                     guard case .batch(var records) = consume item else { continue }
-                    for index in records.indices { records[index].outcome = work.outcome(of: records[index].outcome) }
+                    for index in records.indices { work.process(&records[index]) }
                     try output.push(.batch(records))
                 }
             } catch {

@@ -107,6 +107,43 @@ import Testing
         #expect(status.used == 40)
     }
 
+    /// A log read while its last line was being written: the cut line is quarantined; read again once the line
+    /// is complete (and more appended), the record replaces that entry, so the ledger is the one a single read of
+    /// the finished log gives and `status` counts every line once.
+    @Test func aCutLastLineCompletedSinceLeavesTheQuarantine() throws {
+        let directory = try TemporaryDirectory()
+        try Self.completeACutLastLine(in: directory, ledger: .sqlite(path: directory.file("l.sqlite")),
+                                      fresh: .sqlite(path: directory.file("fresh.sqlite")))
+    }
+
+    /// ``aCutLastLineCompletedSinceLeavesTheQuarantine()`` on any engine: `fresh` is an empty ledger of the same.
+    static func completeACutLastLine(in directory: TemporaryDirectory, ledger: LedgerLocation,
+                                     fresh: LedgerLocation) throws {
+        func job(_ location: LedgerLocation) throws -> IngestJob {
+            IngestJob(ledger: location, parser: RecordParser(times: IngestFixtures.times),
+                      translator: try IngestFixtures.translator(), progress: .none)
+        }
+        let input = directory.file("play.ndjson")
+        let lines = IngestFixtures.lines(0..<12)
+        let complete = Data((lines.joined(separator: "\n") + "\n").utf8)
+        let last = lines[..<25].joined(separator: "\n").utf8.count
+        // The 25th line cut after 40 of its bytes.
+        try complete.prefix(last - lines[24].utf8.count + 40).write(to: URL(fileURLWithPath: input))
+        let first = try job(ledger).run(inputs: [input]).statistics
+        #expect(first.read == 25)
+        #expect(first.quarantinedByReason == ["malformed_json": 1])
+        try complete.write(to: URL(fileURLWithPath: input))
+        let second = try job(ledger).run(inputs: [input]).statistics
+        #expect(second.read == lines.count)
+        #expect(second.quarantined == 0)
+        let status = try ledger.open(.readOnly).statistics()
+        #expect(status.quarantined == 0)
+        #expect(status.read == lines.count)
+        #expect(status.duplicate == 0)
+        _ = try job(fresh).run(inputs: [input])
+        #expect(try fresh.open(.readOnly).contentDigest() == ledger.open(.readOnly).contentDigest())
+    }
+
     /// Each payload keeps the dictionary it was compressed with: after a first run of a few records, whose
     /// dictionary is small, a run with many more trains a better one, which the payloads it writes use.
     @Test func aLargerRunTrainsABetterDictionaryThanATinyFirstOne() throws {

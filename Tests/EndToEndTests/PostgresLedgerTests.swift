@@ -151,6 +151,14 @@ struct PostgresLedgerTests {
         try ledger.commitTransaction()
     }
 
+    /// A log's cut last line, quarantined, leaves the quarantine once the line is complete, on PostgreSQL too.
+    @Test func aCutLastLineCompletedSinceLeavesTheQuarantine() throws {
+        let server = try Self.server()
+        try IngestJobTests.completeACutLastLine(in: try TemporaryDirectory(),
+                                                ledger: LedgerLocation(try server.database("cut_line")),
+                                                fresh: LedgerLocation(try server.database("cut_line_fresh")))
+    }
+
     /// A file whose row another process's store holds (the store updates the row of the file it writes until
     /// its transaction commits, a whole batch later) is passed over at once: claimed elsewhere while that
     /// process's claim lasts, unchanged once done. A claim that waited for the row instead gave up after 5 s and
