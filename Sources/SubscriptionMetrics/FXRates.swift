@@ -12,8 +12,9 @@ public struct FXRates: Sendable {
     private var rates: [Key: ExchangeRate] = [:]
 
     /// Parses the CSV text. Throws on a missing column, a month not written `YYYY-MM`, an invalid currency, a
-    /// rate that is not a positive decimal, or two different rates for one month and currency.
-    public init(csv: String) throws(ConfigurationError) {
+    /// rate that is not a positive decimal, two different rates for one month and currency, or a rate other than 1
+    /// for `reportingCurrency` itself (its amounts are converted at 1, so such a row would be ignored unsaid).
+    public init(csv: String, reportingCurrency: String? = nil) throws(ConfigurationError) {
         let file = "fx-rates"
         let table = try ConfigurationCSV(text: csv, file: file, columns: ["month", "currency", "rate_to_reporting_currency"])
         for row in table.rows {
@@ -34,6 +35,10 @@ public struct FXRates: Sendable {
             }
             let key = Key(month: month, currency: currency)
             let rate = ExchangeRate(numerator: fraction.numerator, denominator: fraction.denominator)
+            if currency == reportingCurrency?.uppercased(), !rate.equals(.one) {
+                throw fail("rate `\(text)` for \(currency), the reporting currency (--currency), whose amounts are "
+                    + "converted at 1: give 1 or leave the row out")
+            }
             if let known = rates[key], !known.equals(rate) {
                 throw fail("a second, different rate for \(currency) in \(month)")
             }

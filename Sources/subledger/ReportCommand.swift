@@ -138,8 +138,11 @@ struct ReportArguments: ParsableArguments {
     }
 
     func timeZoneValue() throws -> TimeZone {
-        guard let zone = TimeZone(identifier: timezone) else {
-            throw CommandFailure.usage("unknown time zone '\(timezone)': give an IANA name such as UTC or Asia/Tokyo")
+        // Foundation also reads `GMT+5` or `UTC+3` as a fixed offset east of UTC; IANA's `Etc/GMT+5` is 5 hours
+        // west. No IANA name starts so, and taking one would put every instant in the wrong month by its sign.
+        let offsetPrefixes = ["GMT+", "GMT-", "UTC+", "UTC-"]
+        guard !offsetPrefixes.contains(where: { timezone.uppercased().hasPrefix($0) }), let zone = TimeZone(identifier: timezone) else {
+            throw CommandFailure.usage("unknown time zone '\(timezone)': give an IANA name such as UTC, Asia/Tokyo or Etc/GMT-5 (5 hours east of UTC)")
         }
         return zone
     }
@@ -199,7 +202,9 @@ struct ReportArguments: ParsableArguments {
             }
         } ?? .empty
         let rates = try fxRates.map { path in
-            do { return try FXRates(csv: readConfiguration(path, what: "FX rates")) } catch let error as ConfigurationError {
+            do {
+                return try FXRates(csv: readConfiguration(path, what: "FX rates"), reportingCurrency: currency)
+            } catch let error as ConfigurationError {
                 throw CommandFailure.usage("--fx-rates \(path): \(error)")
             }
         }

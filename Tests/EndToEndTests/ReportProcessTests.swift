@@ -13,6 +13,8 @@ struct ReportProcessTests {
         let cases: [(arguments: [String], message: String)] = [
             (["report", "--db", "missing.sqlite"], "no ledger database"),
             (["report", "--timezone", "Mars/Base"], "unknown time zone 'Mars/Base'"),
+            // Foundation reads `GMT+5` as 5 hours east; IANA's Etc/GMT+5 is 5 hours west: neither is guessed.
+            (["report", "--timezone", "GMT+5"], "unknown time zone 'GMT+5'"),
             (["report", "--format", "pdf"], "--format 'pdf' is not one of csv, json, html"),
             (["report", "--currency", "USD"], "--currency needs --fx-rates"),
             (["report", "--as-of", "yesterday"], "--as-of 'yesterday' is not an RFC 3339 time"),

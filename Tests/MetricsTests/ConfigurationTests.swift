@@ -47,6 +47,13 @@ import Testing
         #expect(throws: Never.self) {
             try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,JPY,0.0067\n2024-01,JPY,0.00670\n")
         }
+        // The reporting currency's own amounts convert at 1: another rate for it would be ignored unsaid.
+        let own = "month,currency,rate_to_reporting_currency\n2024-01,EUR,0.9\n2024-01,JPY,0.0062\n"
+        #expect(throws: ConfigurationError.self) { try FXRates(csv: own, reportingCurrency: "eur") }
+        #expect(throws: Never.self) { try FXRates(csv: own, reportingCurrency: "USD") }
+        #expect(throws: Never.self) {
+            try FXRates(csv: "month,currency,rate_to_reporting_currency\n2024-01,EUR,1.00\n", reportingCurrency: "EUR")
+        }
     }
 
     @Test func durationsParseAndInfer() {
