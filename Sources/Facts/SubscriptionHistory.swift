@@ -21,9 +21,10 @@ public struct SubscriptionHistory: Sendable, Hashable {
     /// Currencies seen anywhere on this subscription, for periods whose own currency is unknown
     /// (`metrics.md`: "else from another record of the same subscription"). Sorted.
     public var currencies: [String]
-    /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource): an
-    /// RTDN states neither an expiry nor a price, so such a token gives no period, and the report says how many
-    /// there are rather than leave them out unsaid. Empty for Apple, whose notifications carry their transactions.
+    /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource), or only
+    /// voided purchases: neither states an expiry nor a price, so such a token gives no period (nor a refund), and
+    /// the report says how many there are rather than leave them out unsaid. Empty for Apple, whose notifications
+    /// carry their transactions.
     public var notifiedOnlyTokens: [NotifiedToken] = []
 
     public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
@@ -37,11 +38,12 @@ public struct SubscriptionHistory: Sendable, Hashable {
     }
 }
 
-/// A Google purchase token that only real-time developer notifications name (``SubscriptionHistory/notifiedOnlyTokens``).
+/// A Google purchase token that only real-time developer notifications or voided purchases name
+/// (``SubscriptionHistory/notifiedOnlyTokens``).
 public struct NotifiedToken: Sendable, Hashable {
-    /// The notifications' `subscriptionId`; empty when none states one.
+    /// The notifications' `subscriptionId`; empty when none states one (a voided purchase names no product).
     public var productId: String
-    /// The event time of its first notification (ms, UTC): a report as of an earlier time does not count it.
+    /// The event time of its first notification or void (ms, UTC): a report as of an earlier time does not count it.
     public var firstNotifiedAt: Millis
 
     public init(productId: String, firstNotifiedAt: Millis) {

@@ -34,9 +34,12 @@ public struct GoogleHistoryBuilder: Sendable {
         for token in tokens {
             // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED) never had one.
             let notices = token.events.filter { $0.type != GoogleNotificationType.pendingPurchaseCanceled.rawValue }
-            if token.snapshots.isEmpty, let first = notices.first {
+            // A voided purchase of a token nothing else shows (the voided-purchases list names every refunded order
+            // of the app, archived or not) refunds a charge no table holds: said alike.
+            let firstVoid = token.oneTimes.isEmpty && token.oneTimeEvents.isEmpty ? token.voids.map(\.at).min() : nil
+            if token.snapshots.isEmpty, let first = [notices.first?.at, firstVoid].compactMap({ $0 }).min() {
                 let product = notices.first { $0.productId != nil }?.productId ?? ""
-                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first.at))
+                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first))
             }
             let timeline = TokenTimeline(token)
             var periods = timeline.periods

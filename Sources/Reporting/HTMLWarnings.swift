@@ -9,7 +9,8 @@ import SubscriptionMetrics
 /// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
 ///   column holds them);
 /// - periods counted as paid though no payload showed a payment: the products, likewise;
-/// - Google purchase tokens only notifications name (no period is built for them): the products, likewise;
+/// - Google purchase tokens only notifications or voided purchases name (no period is built for them): the
+///   products, likewise;
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -66,9 +67,9 @@ struct HTMLWarnings: Sendable {
         let notified = tables.notifiedOnlyTokens
         if !notified.isEmpty {
             out += "<p class=\"banner\" id=\"warning-notification-only\" role=\"note\"><strong>Subscriptions, revenue and MRR"
-                + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications, which"
-                + " state neither expiry nor price, so no table holds them: "
-                + HTMLText.escape(notified.map { $0.platform.rawValue + " " + $0.productId }.joined(separator: ", "))
+                + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications or"
+                + " voided purchases, which state neither expiry nor price, so no table holds them: "
+                + HTMLText.escape(notified.map { $0.platform.rawValue + " " + $0.productName }.joined(separator: ", "))
                 + ". Archive the subscription resource fetched at each notification (a quarantined one counts as"
                 + " missing). <code>summary.json</code> counts them"
                 + " under <code>warnings</code> (<code>notification_only_tokens</code>).</p>\n"

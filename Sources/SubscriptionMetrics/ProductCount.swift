@@ -14,8 +14,8 @@ import Facts
 /// - ``ReportTables/prorationPeriodProducts``: of the unpriced transactions, Google proration periods, whose charge
 ///   no payload states (nothing, a prorated difference or the full price): no price list prices them, and MRR
 ///   counts them at the plan's recurring price;
-/// - ``ReportTables/notifiedOnlyTokens``: Google purchase tokens only notifications name, which give no period
-///   (there `transactions` counts tokens).
+/// - ``ReportTables/notifiedOnlyTokens``: Google purchase tokens only notifications or voided purchases name,
+///   which give no period (there `transactions` counts tokens).
 ///
 /// The report says each on stderr, in `summary.json` `warnings` and in report.html.
 public struct ProductCount: Sendable, Hashable {
@@ -28,6 +28,10 @@ public struct ProductCount: Sendable, Hashable {
         self.productId = productId
         self.transactions = transactions
     }
+
+    /// The product id as a sentence names it: `(no product named)` when the records name none (a Google token
+    /// only voided purchases name).
+    public var productName: String { productId.isEmpty ? "(no product named)" : productId }
 }
 
 extension ReportTables {

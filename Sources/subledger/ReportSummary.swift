@@ -118,11 +118,11 @@ extension ReportJob.Outcome {
             let count = notified.reduce(0) { $0 + $1.transactions }
             logger.warning("""
                 \(count) Google purchase token\(count == 1 ? "" : "s") appear\(count == 1 ? "s" : "") only in real-time \
-                developer notifications (\(notified.counted)): an RTDN states neither expiry nor price, so no period is \
-                built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
-                (subscriptions, revenue and MRR understate, and a linked plan change may read as a churn): archive the \
-                purchases.subscriptionsv2.get resource fetched at each notification, or release a quarantined one \
-                (`subledger quarantine` lists them)
+                developer notifications or voided purchases (\(notified.counted)): neither states expiry nor price, so no \
+                period is built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
+                (subscriptions, revenue, refunds and MRR understate, and a linked plan change may read as a churn): \
+                archive the purchases.subscriptionsv2.get resource fetched at each notification, or release a \
+                quarantined one (`subledger quarantine` lists them)
                 """, metadata: ["notification_only_tokens": "\(count)",
                                 "notification_only_token_products": "\(notified.names)"])
         }
@@ -142,7 +142,7 @@ extension ReportJob.Outcome {
 
 private extension [ProductCount] {
     /// `apple premium_monthly 3, google premium 1`: each product and its count, for a warning's text.
-    var counted: String { map { "\($0.platform.rawValue) \($0.productId) \($0.transactions)" }.joined(separator: ", ") }
+    var counted: String { map { "\($0.platform.rawValue) \($0.productName) \($0.transactions)" }.joined(separator: ", ") }
 
     /// `apple/premium_monthly,google/premium`: the products, for a warning's metadata.
     var names: String { map { "\($0.platform.rawValue)/\($0.productId)" }.joined(separator: ",") }

@@ -160,6 +160,22 @@ struct GoogleHistoryBuilderTests {
         #expect(builder.history(id: "tok-rtdn-only", facts: tested).notifiedOnlyTokens.isEmpty)
     }
 
+    /// A token only a voided purchase names (the voided-purchases list names every refunded order of the app,
+    /// archived or not) refunds a charge no table holds, and is listed alike; no void names a product. A voided
+    /// one-time product whose purchase is archived is no such token.
+    @Test func aTokenOnlyAVoidNamesIsListed() throws {
+        let bought = ms("2024-05-02T08:00:00Z")
+        var archive = Archive()
+        try archive.voidedRTDN("tok-void-only", order: "GPA.3300-0000-0000-00001", refundType: 1, at: bought + day)
+        let history = builder.history(id: "tok-void-only", facts: archive.facts)
+        #expect(history.periods.isEmpty && history.purchases.isEmpty)
+        #expect(history.notifiedOnlyTokens == [NotifiedToken(productId: "", firstNotifiedAt: bought + day)])
+        try archive.product("tok-void-only", "coins_100", order: "GPA.3300-0000-0000-00001", quantity: 1, at: bought)
+        let bought100 = builder.history(id: "tok-void-only", facts: archive.facts)
+        #expect(bought100.notifiedOnlyTokens.isEmpty)
+        #expect(bought100.purchases.count == 1)
+    }
+
     @Test func arrivalOrderDoesNotMatter() throws {
         let facts = try Self.exampleB()
         let expected = builder.history(id: "tok-B", facts: facts)
