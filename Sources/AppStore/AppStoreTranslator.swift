@@ -38,10 +38,11 @@ public struct AppStoreTranslator: StoreTranslator {
     /// episode; 18: a price above ``Fact/largestAmountMicros`` out of range; 19: a notification V2 without
     /// `signedDate` dated by its transaction's or renewal info's; 20: retry stated over for a billing error beside
     /// a grace end that has passed ends the episode; 21: a V1 notification's renewal infos state the auto-renew
-    /// state at the receipt's newest event; 22: only while the subscription ran when the notice came) plus
-    /// ``AppleFactCodec/version``, so
-    /// that ledgers translated before either changed are reprocessed (``RulesVersion``).
-    public static let rulesVersion: Int64 = 22 + AppleFactCodec.version
+    /// state at the receipt's newest event; 22: only while the subscription ran when the notice came; 23: a V1
+    /// REFUND or CANCEL whose receipt shows no refunded transaction quarantines its notification part) plus
+    /// ``AppleFactCodec/version``, so that ledgers translated before either changed are reprocessed
+    /// (``RulesVersion``).
+    public static let rulesVersion: Int64 = 23 + AppleFactCodec.version
 
     let bundleIds: Set<String>
     let verifier: JWSVerifier
@@ -204,8 +205,27 @@ public struct AppStoreTranslator: StoreTranslator {
                 list.add(.billingIssue(AppleFact.BillingIssue(subject: original, at: recovered, statedBy: type)))
                 return true
             }
+        case "REFUND", "CANCEL":
+            // The refund is the `cancellation_date` of the transaction the receipt shows refunded. Its list holds the
+            // app's latest 100 transactions only (Apple, forum thread 745367), so the refunded one may be missing:
+            // the refund cannot be counted, and is said rather than dropped.
+            _ = try list.part("notification_type", body["notification_type"]) { _ throws(Rejection) -> Bool? in
+                let stated = body["original_transaction_id"]?.nonEmptyString
+                let shown = legacy.entries.contains { entry in
+                    (entry.value["cancellation_date_ms"] != nil || entry.value["cancellation_date"] != nil)
+                        && (stated == nil || entry.value["original_transaction_id"]?.string == stated)
+                }
+                guard shown else {
+                    throw .invalid("""
+                        \(type) notification whose receipt shows no refunded transaction (no cancellation_date\
+                        \(stated.map { " for original_transaction_id \($0)" } ?? "")): its refund is not counted; ingest \
+                        that transaction from the App Store Server API (Get Transaction History or Get Refund History)
+                        """)
+                }
+                return true
+            }
         default:
-            // INITIAL_BUY, DID_RENEW, INTERACTIVE_RENEWAL, CANCEL, REFUND, REVOKE,
+            // INITIAL_BUY, DID_RENEW, INTERACTIVE_RENEWAL, REVOKE,
             // PRICE_INCREASE_CONSENT, CONSUMPTION_REQUEST and types unknown to us: the receipt says it all.
             break
         }

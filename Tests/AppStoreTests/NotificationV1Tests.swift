@@ -133,6 +133,26 @@ import Testing
         #expect(facts.allSatisfy { $0.observedAt == 1_709_900_000_000 })
     }
 
+    /// A V1 REFUND's receipt lists the app's latest 100 transactions only (Apple, forum thread 745367): when the
+    /// refunded one is not among them, nothing says which charge was refunded nor when. The receipt is still
+    /// used; the notification's own statement is a quarantined part that says the refund is not counted.
+    @Test(arguments: ["REFUND", "CANCEL"])
+    func aRefundWhoseReceiptLacksTheRefundedTransactionIsSaid(_ type: String) throws {
+        let translated = translator.translate(try record(.appleNotificationV1, json: Self.notification(type: type)))
+        #expect(translated.quarantineReason == nil)
+        #expect(translated.facts.of(AppleFactKind.period).map(\.ref) == ["2000", "2001"])
+        #expect(translated.facts.of(AppleFactKind.revocation).isEmpty)
+        #expect(translated.parts.map(\.path) == ["notification_type"])
+        #expect(translated.parts.first?.detail.contains("no refunded transaction") == true, "\(translated.parts)")
+        // A receipt showing another subscription's refund does not name this one's.
+        let other = Self.notification(type: type).replacingOccurrences(
+            of: #""transaction_id": "2000", "original_transaction_id": "2000","#,
+            with: #""transaction_id": "2000", "original_transaction_id": "2000", "cancellation_date_ms": "1709000000000","#)
+        #expect(translator.translate(try record(.appleNotificationV1, json: other)).parts.isEmpty)
+        let elsewhere = other.replacingOccurrences(of: #""original_transaction_id": 2000"#, with: #""original_transaction_id": 4000"#)
+        #expect(translator.translate(try record(.appleNotificationV1, json: elsewhere)).parts.map(\.path) == ["notification_type"])
+    }
+
     /// DID_RECOVER (and RENEWAL, its name before 2021): "successful automatic renewal of an expired subscription
     /// that failed to renew in the past". Without the DID_FAIL_TO_RENEW in the archive, it alone opens the episode
     /// at the end of the period before the recovered one, recovered at the recovered transaction's purchase.
