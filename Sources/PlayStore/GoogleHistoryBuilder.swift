@@ -43,6 +43,7 @@ public struct GoogleHistoryBuilder: Sendable {
             }
             let timeline = TokenTimeline(token)
             var periods = timeline.periods
+            periods += renewalsProvenByVoids(token, after: periods, episodes: timeline.episodes)
             applyRevocations(token, to: &periods)
             periodsByToken[token.token] = periods
             episodes += timeline.episodes
@@ -100,6 +101,28 @@ public struct GoogleHistoryBuilder: Sendable {
 
     /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications
     /// (the order current then) set `revokedAt`, the earliest statement winning.
+    /// The renewals a voided purchase proves charged after the last order any other record shows: a void of order
+    /// `..N` of the same numbering means orders up to `..N` were bought. They are filled in back to back, one
+    /// billing period each (``TokenTimeline/renewals(after:until:)``), when nothing says why the last known order
+    /// ended (no cancellation, expiry or billing issue) and that cadence starts the voided order before the void
+    /// (else a hold or pause no record showed came between, and nothing dates it): otherwise the refund would be
+    /// dropped and the renewals' charges with it. Renewals after the voided one are not assumed.
+    func renewalsProvenByVoids(_ token: TokenFacts, after periods: [Period], episodes: [BillingEpisode]) -> [Period] {
+        guard let last = periods.last, last.endReason == .unknown, !episodes.contains(where: { $0.failedAt == last.end }),
+              let (base, _) = GoogleOrderId.split(last.id) else { return [] }
+        let known = GoogleOrderId.index(last.id)
+        var proven: [Period] = []
+        for void in token.voids.sorted(by: { $0.at < $1.at }) {
+            guard let order = void.order, let (voidBase, _) = GoogleOrderId.split(order), voidBase == base else { continue }
+            let index = GoogleOrderId.index(order)
+            guard index > known + Int64(proven.count) else { continue }
+            let filled = TokenTimeline.renewals(after: last, until: void.at + 1)
+            guard filled.count >= Int(index - known) else { continue }
+            proven = Array(filled.prefix(Int(index - known)))
+        }
+        return proven
+    }
+
     func applyRevocations(_ token: TokenFacts, to periods: inout [Period]) {
         func revoke(_ index: Int, at t: Millis) {
             periods[index].revokedAt = min(periods[index].revokedAt ?? t, t)

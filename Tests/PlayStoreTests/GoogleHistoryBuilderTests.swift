@@ -311,6 +311,36 @@ struct GoogleHistoryBuilderTests {
         #expect(history.periods.first?.end == e)
     }
 
+    /// A void of order `..3` when the resources stop at `..1` proves `..2` and `..3` were bought: they are filled in
+    /// (charged, the last one refunded), not dropped with the refund while the subscription read as lapsed at `..1`'s
+    /// end. Nothing is filled when a record says why `..1` ended.
+    @Test func aVoidOfALaterOrderProvesTheRenewalsBeforeIt() throws {
+        let token = "tok-v", product = "premium_monthly"
+        let months = ["2024-01-05", "2024-02-05", "2024-03-05", "2024-04-05", "2024-05-05", "2024-06-05"].map { ms($0 + "T10:00:00Z") }
+        let voided = ms("2024-06-20T12:00:00Z")
+        func archive(autoRenewing: Bool) throws -> Archive {
+            var archive = Archive()
+            for (index, order) in ["GPA.3", "GPA.3..0", "GPA.3..1"].enumerated() {
+                try archive.v1(token, product, at: months[index] + 3_600_000, v1JSON(start: months[0], expiry: months[index + 1], orderId: order,
+                                                                                paymentState: 1, autoRenewing: autoRenewing || index < 2))
+            }
+            archive.add(try record(.googleVoidedPurchase, """
+                {"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"\(token)","purchaseTimeMillis":"\(months[4])",\
+                "voidedTimeMillis":"\(voided)","orderId":"GPA.3..3","voidedSource":0,"voidedReason":1}]}
+                """, receivedAt: voided + day))
+            return archive
+        }
+        let history = builder.history(id: token, facts: try archive(autoRenewing: true).facts)
+        #expect(history.periods.map(\.id) == ["GPA.3", "GPA.3..0", "GPA.3..1", "GPA.3..2", "GPA.3..3"])
+        #expect(history.periods.map(\.start) == Array(months[0..<5]))
+        #expect(history.periods.last?.end == months[5])
+        #expect(history.periods.last?.revokedAt == voided)
+        #expect(history.periods.last?.priceMicros == 4_990_000)
+        // Auto-renew turned off before `..1` ended: it expired there, and the void names an order that cannot be.
+        let cancelled = builder.history(id: token, facts: try archive(autoRenewing: false).facts)
+        #expect(cancelled.periods.map(\.id) == ["GPA.3", "GPA.3..0", "GPA.3..1"])
+    }
+
     @Test func upgradeThroughALinkedToken() throws {
         let old = "tok-old", new = "tok-new"
         let start = ms("2024-01-01T00:00:00Z"), change = ms("2024-01-15T12:00:00Z")
