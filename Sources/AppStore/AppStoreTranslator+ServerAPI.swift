@@ -42,11 +42,15 @@ extension AppStoreTranslator {
             let path = "notificationHistory[\(index)]"
             do throws(Rejection) {
                 guard let text = item["signedPayload"]?.nonEmptyString else { throw .invalid("\(path).signedPayload is missing") }
-                guard case .used(let stated, let statedParts) = try notificationV2(text, envelope: envelope, decoded: nil) else {
-                    continue
+                // Whether thrown or returned (a notification none of whose units could be read), an exclusion or a
+                // quarantine of one notification is this page's, as a part: never dropped unsaid.
+                switch try notificationV2(text, envelope: envelope, decoded: nil) {
+                case .used(let stated, let statedParts):
+                    facts += stated
+                    parts += statedParts.map { QuarantinedPart(path: JSON.path(path, $0.path), reason: $0.reason, detail: $0.detail, raw: $0.raw) }
+                case .excluded(let reason, _): throw Rejection.excluded(reason)
+                case .quarantined(let reason, let detail): throw Rejection.quarantined(reason, detail)
                 }
-                facts += stated
-                parts += statedParts.map { QuarantinedPart(path: JSON.path(path, $0.path), reason: $0.reason, detail: $0.detail, raw: $0.raw) }
             } catch {
                 switch error {
                 case .excluded(let reason): exclusions.append(reason)

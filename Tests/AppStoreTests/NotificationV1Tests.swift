@@ -147,10 +147,16 @@ import Testing
         // A receipt showing another subscription's refund does not name this one's.
         let other = Self.notification(type: type).replacingOccurrences(
             of: #""transaction_id": "2000", "original_transaction_id": "2000","#,
-            with: #""transaction_id": "2000", "original_transaction_id": "2000", "cancellation_date_ms": "1709000000000","#)
+            with: #""transaction_id": "2000", "original_transaction_id": "2000", "cancellation_date_ms": "1709450000000","#)
         #expect(translator.translate(try record(.appleNotificationV1, json: other)).parts.isEmpty)
         let elsewhere = other.replacingOccurrences(of: #""original_transaction_id": 2000"#, with: #""original_transaction_id": 4000"#)
         #expect(translator.translate(try record(.appleNotificationV1, json: elsewhere)).parts.map(\.path) == ["notification_type"])
+        // Nor does an upgrade's cancellation (no refund), nor a refund older than Apple's retries of this notice.
+        let received = Envelope(receivedAt: 1_709_450_000_000 + 5 * 86_400_000)
+        let upgraded = other.replacingOccurrences(of: #""cancellation_date_ms": "1709450000000","#,
+                                                  with: #""cancellation_date_ms": "1709450000000", "is_upgraded": "true","#)
+        #expect(translator.translate(try record(.appleNotificationV1, json: upgraded)).parts.map(\.path) == ["notification_type"])
+        #expect(translator.translate(try record(.appleNotificationV1, json: other, envelope: received)).parts.map(\.path) == ["notification_type"])
     }
 
     /// DID_RECOVER (and RENEWAL, its name before 2021): "successful automatic renewal of an expired subscription

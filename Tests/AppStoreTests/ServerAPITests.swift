@@ -52,18 +52,35 @@ extension NotificationV2Tests {
                                              renewal: Self.renewal(autoRenew: 0))
         let sandbox = try signedNotification("DID_RENEW", uuid: "7b5d0a4e-0000-4000-8000-000000000003", environment: "Sandbox")
         let forged = try TestChain().sign(#"{"notificationType":"DID_RENEW","signedDate":1709300000000}"#)
-        func page(_ payloads: [String]) -> String {
-            let items = payloads.map { #"{"signedPayload":"\#($0)","sendAttempts":[{"attemptDate":1709300000000,"sendAttemptResult":"SUCCESS"}]}"# }
-            return #"{"notificationHistory":[\#(items.joined(separator: ","))],"hasMore":false,"paginationToken":"57a3a1c6"}"#
-        }
-        let parsed = try record(.appleNotificationV2, json: page([renewed, changed, sandbox, forged]))
+        let parsed = try record(.appleNotificationV2, json: Self.page([renewed, changed, sandbox, forged]))
         let translated = translator.translate(parsed)
         let alone = try notification("DID_RENEW").facts
             + notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", renewal: Self.renewal(autoRenew: 0)).facts
         #expect(Set(translated.facts) == Set(alone))
         #expect(translated.parts.map(\.path) == ["notificationHistory[3]"])
         #expect(translated.parts.map(\.reason) == [.badSignature])
-        #expect(translator.translate(try record(.appleNotificationV2, json: page([sandbox]))) == .excluded(.sandbox))
+        #expect(translator.translate(try record(.appleNotificationV2, json: Self.page([sandbox]))) == .excluded(.sandbox))
+    }
+
+    /// A Get Notification History page of these signed notifications.
+    static func page(_ payloads: [String]) -> String {
+        let items = payloads.map { #"{"signedPayload":"\#($0)","sendAttempts":[{"attemptDate":1709300000000,"sendAttemptResult":"SUCCESS"}]}"# }
+        return #"{"notificationHistory":[\#(items.joined(separator: ","))],"hasMore":false,"paginationToken":"57a3a1c6"}"#
+    }
+
+    /// A notification of the page none of whose units can be read (its only transaction expires before its
+    /// purchase) is quarantined alone; it is a part of the page, never dropped unsaid.
+    @Test func aNotificationHistoryItemWithNothingUsableIsAPart() throws {
+        let renewed = try signedNotification("DID_RENEW", uuid: "7b5d0a4e-0000-4000-8000-000000000001")
+        let broken = try signedNotification("REFUND", uuid: "7b5d0a4e-0000-4000-8000-000000000004",
+                                            transaction: Self.transaction(id: "5009", expires: Self.purchase - 86_400_000),
+                                            renewal: nil)
+        let alone = translator.translate(try record(.appleNotificationV2, json: #"{"signedPayload":"\#(broken)"}"#))
+        #expect(alone.quarantineReason != nil)
+        let translated = translator.translate(try record(.appleNotificationV2, json: Self.page([renewed, broken])))
+        #expect(translated.facts == (try notification("DID_RENEW").facts))
+        #expect(translated.parts.map(\.path) == ["notificationHistory[1]"])
+        #expect(translated.parts.map(\.reason) == [alone.quarantineReason])
     }
 
     @Test func statusesGiveTheFactsOfTheSameTransactionAndRenewalInANotification() throws {
