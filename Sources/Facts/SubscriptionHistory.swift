@@ -26,6 +26,9 @@ public struct SubscriptionHistory: Sendable, Hashable {
     /// the report says how many there are rather than leave them out unsaid. Empty for Apple, whose notifications
     /// carry their transactions.
     public var notifiedOnlyTokens: [NotifiedToken] = []
+    /// Google voided purchases of this chain that no period holds (an order no record showed and none could be
+    /// filled in): refunds of charges no table holds, which the report counts rather than drop unsaid.
+    public var unplacedRefunds: [UnplacedRefund] = []
 
     public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
                 purchases: [OneTimePurchase] = [], currencies: [String] = []) {
@@ -49,6 +52,19 @@ public struct NotifiedToken: Sendable, Hashable {
     public init(productId: String, firstNotifiedAt: Millis) {
         self.productId = productId
         self.firstNotifiedAt = firstNotifiedAt
+    }
+}
+
+/// A Google voided purchase no period holds (``SubscriptionHistory/unplacedRefunds``).
+public struct UnplacedRefund: Sendable, Hashable {
+    /// The product of the token's orders; empty when no record names one.
+    public var productId: String
+    /// When the order was voided (ms, UTC): a report as of an earlier time does not count it.
+    public var voidedAt: Millis
+
+    public init(productId: String, voidedAt: Millis) {
+        self.productId = productId
+        self.voidedAt = voidedAt
     }
 }
 

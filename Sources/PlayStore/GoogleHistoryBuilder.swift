@@ -31,6 +31,7 @@ public struct GoogleHistoryBuilder: Sendable {
         var purchases: [OneTimePurchase] = []
         var currencies: Set<String> = []
         var notifiedOnly: [NotifiedToken] = []
+        var unplaced: [UnplacedRefund] = []
         for token in tokens {
             // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED) never had one.
             let notices = token.events.filter { $0.type != GoogleNotificationType.pendingPurchaseCanceled.rawValue }
@@ -47,7 +48,11 @@ public struct GoogleHistoryBuilder: Sendable {
             applyRevocations(token, to: &periods)
             periodsByToken[token.token] = periods
             episodes += timeline.episodes
-            purchases += oneTimePurchases(token, hasPeriods: !periods.isEmpty)
+            let bought = oneTimePurchases(token, hasPeriods: !periods.isEmpty)
+            purchases += bought
+            if !token.snapshots.isEmpty, bought.isEmpty {
+                unplaced += unplacedVoids(token, periods: periods)
+            }
             for snapshot in token.snapshots { if let c = snapshot.currency { currencies.insert(c) } }
             for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
         }
@@ -82,6 +87,7 @@ public struct GoogleHistoryBuilder: Sendable {
         var history = SubscriptionHistory(platform: .google, id: id, periods: periods, episodes: episodes,
                                           purchases: purchases, currencies: currencies.sorted())
         history.notifiedOnlyTokens = notifiedOnly
+        history.unplacedRefunds = unplaced
         return history
     }
 
@@ -99,8 +105,6 @@ public struct GoogleHistoryBuilder: Sendable {
         }
     }
 
-    /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications
-    /// (the order current then) set `revokedAt`, the earliest statement winning.
     /// The renewals a voided purchase proves charged after the last order any other record shows: a void of order
     /// `..N` of the same numbering means orders up to `..N` were bought. They are filled in back to back, one
     /// billing period each (``TokenTimeline/renewals(after:until:)``), when nothing says why the last known order
@@ -123,6 +127,20 @@ public struct GoogleHistoryBuilder: Sendable {
         return proven
     }
 
+    /// The voids of a token resources show that no order of `periods` holds: a voided order no record showed and no
+    /// rule could fill in (after a free trial, an introductory order, a billing issue), or a void without an order
+    /// id before the first order. Each refunds a charge no table holds, and the report says so.
+    func unplacedVoids(_ token: TokenFacts, periods: [Period]) -> [UnplacedRefund] {
+        let product = periods.last?.productId ?? token.snapshots.last?.productId ?? ""
+        return token.voids.compactMap { void in
+            let placed = void.order.map { order in periods.contains { $0.id == order } }
+                ?? periods.contains { $0.start <= void.at }
+            return placed ? nil : UnplacedRefund(productId: product, voidedAt: void.at)
+        }
+    }
+
+    /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications
+    /// (the order current then) set `revokedAt`, the earliest statement winning.
     func applyRevocations(_ token: TokenFacts, to periods: inout [Period]) {
         func revoke(_ index: Int, at t: Millis) {
             periods[index].revokedAt = min(periods[index].revokedAt ?? t, t)

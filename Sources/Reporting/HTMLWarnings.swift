@@ -11,6 +11,7 @@ import SubscriptionMetrics
 /// - periods counted as paid though no payload showed a payment: the products, likewise;
 /// - Google purchase tokens only notifications or voided purchases name (no period is built for them): the
 ///   products, likewise;
+/// - Google voided purchases of orders no period holds (refunds left out): the products, likewise;
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -73,6 +74,14 @@ struct HTMLWarnings: Sendable {
                 + ". Archive the subscription resource fetched at each notification (a quarantined one counts as"
                 + " missing). <code>summary.json</code> counts them"
                 + " under <code>warnings</code> (<code>notification_only_tokens</code>).</p>\n"
+        }
+        let unplaced = tables.unplacedRefunds
+        if !unplaced.isEmpty {
+            out += "<p class=\"banner\" id=\"warning-unplaced-refunds\" role=\"note\"><strong>Refunds understate.</strong>"
+                + " Some Google voided purchases name an order no record showed, so neither its charge nor its refund is"
+                + " counted: " + HTMLText.escape(unplaced.map { $0.platform.rawValue + " " + $0.productName }.joined(separator: ", "))
+                + ". Archive the subscription resource fetched at each notification. <code>summary.json</code> counts them"
+                + " under <code>warnings</code> (<code>unplaced_refunds</code>).</p>\n"
         }
         let missing = tables.missingExchangeRates
         if let currency = tables.reportingCurrency, !missing.isEmpty {

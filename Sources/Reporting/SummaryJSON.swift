@@ -67,7 +67,8 @@ public enum SummaryJSON {
     /// showed no payment, counted as paid though one may have been an unconverted free trial) with theirs,
     /// `proration_periods` (of the unpriced transactions, Google proration periods, whose charge no payload states)
     /// with theirs, `notification_only_tokens` (Google purchase tokens only notifications or voided purchases name, which give no period,
-    /// so every table leaves them out) with theirs, and with
+    /// so every table leaves them out) with theirs, `unplaced_refunds` (Google voided purchases of orders no period
+    /// holds, left out of `refunds`) with theirs, and with
     /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always
     /// there, zero or empty when nothing is missing.
     static func warningsObject(_ tables: ReportTables) -> String {
@@ -88,6 +89,8 @@ public enum SummaryJSON {
             ("proration_period_products", products(tables.prorationPeriodProducts, counting: "proration_periods")),
             ("notification_only_tokens", String(tables.notifiedOnlyTokens.reduce(0) { $0 + $1.transactions })),
             ("notification_only_token_products", products(tables.notifiedOnlyTokens, counting: "notification_only_tokens")),
+            ("unplaced_refunds", String(tables.unplacedRefunds.reduce(0) { $0 + $1.transactions })),
+            ("unplaced_refund_products", products(tables.unplacedRefunds, counting: "unplaced_refunds")),
             ("missing_fx_rates", "[" + tables.missingExchangeRates.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

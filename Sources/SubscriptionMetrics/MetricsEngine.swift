@@ -29,6 +29,9 @@ public struct MetricsEngine: Sendable {
     /// Purchase tokens only notifications name (``SubscriptionHistory/notifiedOnlyTokens``), first notified by the
     /// as-of time, by platform and product.
     private var notifiedOnly: [Platform: [String: Int]] = [:]
+    /// Voided purchases no period holds (``SubscriptionHistory/unplacedRefunds``), voided by the as-of time, by
+    /// platform and product.
+    private var unplacedRefunds: [Platform: [String: Int]] = [:]
 
     /// An engine with nothing added yet; `options` fix the as-of time, time zone and prices for every table.
     public init(options: ReportOptions) {
@@ -49,6 +52,9 @@ public struct MetricsEngine: Sendable {
         grace.add(timeline, months: &months)
         for token in history.notifiedOnlyTokens where token.firstNotifiedAt <= options.asOf {
             notifiedOnly[history.platform, default: [:]][token.productId, default: 0] += 1
+        }
+        for refund in history.unplacedRefunds where refund.voidedAt <= options.asOf {
+            unplacedRefunds[history.platform, default: [:]][refund.productId, default: 0] += 1
         }
     }
 
@@ -103,6 +109,7 @@ public struct MetricsEngine: Sendable {
         trials.merge(other.trials)
         grace.merge(other.grace)
         notifiedOnly.merge(other.notifiedOnly) { $0.merging($1, uniquingKeysWith: +) }
+        unplacedRefunds.merge(other.unplacedRefunds) { $0.merging($1, uniquingKeysWith: +) }
     }
 
     /// The tables for everything added so far.
@@ -117,7 +124,8 @@ public struct MetricsEngine: Sendable {
             trialConversion: trials.rows(),
             graceRecovery: grace.rows(),
             reportingCurrency: options.reportingCurrency,
-            notifiedOnlyTokens: ProductCount.list(notifiedOnly))
+            notifiedOnlyTokens: ProductCount.list(notifiedOnly),
+            unplacedRefunds: ProductCount.list(unplacedRefunds))
     }
 }
 
@@ -132,12 +140,14 @@ extension MetricsEngine {
         retention.encode(to: &writer)
         trials.encode(to: &writer)
         grace.encode(to: &writer)
-        let notified = ProductCount.list(notifiedOnly)
-        writer.count(notified.count)
-        for product in notified {
-            writer.platform(product.platform)
-            writer.string(product.productId)
-            writer.count(product.transactions)
+        for counts in [notifiedOnly, unplacedRefunds] {
+            let products = ProductCount.list(counts)
+            writer.count(products.count)
+            for product in products {
+                writer.platform(product.platform)
+                writer.string(product.productId)
+                writer.count(product.transactions)
+            }
         }
     }
 
@@ -151,11 +161,20 @@ extension MetricsEngine {
         retention = try RetentionAggregator(from: &reader, months: months)
         trials = try TrialAggregator(from: &reader, months: months)
         grace = try GraceAggregator(from: &reader, months: months)
+        notifiedOnly = try Self.productCounts(from: &reader, of: "notified-only tokens")
+        unplacedRefunds = try Self.productCounts(from: &reader, of: "unplaced refunds")
+    }
+
+    /// A count per platform and product, as `encode` wrote it.
+    private static func productCounts(from reader: inout PartialReader,
+                                      of what: String) throws(PartialStateError) -> [Platform: [String: Int]] {
+        var counts: [Platform: [String: Int]] = [:]
         for _ in 0..<(try reader.count()) {
             let (platform, productId) = (try reader.platform(), try reader.string())
-            guard notifiedOnly[platform, default: [:]].updateValue(try reader.tally(), forKey: productId) == nil else {
-                throw .damaged("a product's notified-only tokens are repeated")
+            guard counts[platform, default: [:]].updateValue(try reader.tally(), forKey: productId) == nil else {
+                throw .damaged("a product's \(what) are repeated")
             }
         }
+        return counts
     }
 }

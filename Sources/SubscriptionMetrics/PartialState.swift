@@ -22,7 +22,7 @@
 public struct PartialState: Sendable {
     /// The format this release writes and reads. Raised whenever the bytes or the meaning of a state change
     /// (a new table or column, another sum), so that partials of other releases are refused, never misread.
-    public static let formatVersion = 5
+    public static let formatVersion = 6
 
     /// The metrics folded so far, with their options.
     public var engine: MetricsEngine

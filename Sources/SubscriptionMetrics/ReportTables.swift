@@ -12,10 +12,14 @@ public struct ReportTables: Sendable, Equatable {
     /// count in ``ProductCount/transactions``), sorted by platform and product id: no table holds them, since an
     /// RTDN states no expiry and no price (``SubscriptionHistory/notifiedOnlyTokens``).
     public var notifiedOnlyTokens: [ProductCount]
+    /// Google voided purchases no period holds, voided by the as-of time, per product (the count in
+    /// ``ProductCount/transactions``): refunds no table counts (``SubscriptionHistory/unplacedRefunds``).
+    public var unplacedRefunds: [ProductCount]
 
     public init(subscriptionsMonthly: [SubscriptionsMonthlyRow] = [], revenueMonthly: [RevenueMonthlyRow] = [],
                 mrrMovements: [MRRMovementRow] = [], retentionCohorts: [RetentionCohortRow] = [], trialConversion: [TrialConversionRow] = [],
-                graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil, notifiedOnlyTokens: [ProductCount] = []) {
+                graceRecovery: [GraceRecoveryRow] = [], reportingCurrency: String? = nil, notifiedOnlyTokens: [ProductCount] = [],
+                unplacedRefunds: [ProductCount] = []) {
         self.subscriptionsMonthly = subscriptionsMonthly
         self.revenueMonthly = revenueMonthly
         self.mrrMovements = mrrMovements
@@ -24,6 +28,7 @@ public struct ReportTables: Sendable, Equatable {
         self.graceRecovery = graceRecovery
         self.reportingCurrency = reportingCurrency
         self.notifiedOnlyTokens = notifiedOnlyTokens
+        self.unplacedRefunds = unplacedRefunds
     }
 
     /// The tables as text, in `cli.md` order: what the CSV, JSON and HTML writers render.

@@ -126,6 +126,17 @@ extension ReportJob.Outcome {
                 """, metadata: ["notification_only_tokens": "\(count)",
                                 "notification_only_token_products": "\(notified.names)"])
         }
+        let unplaced = tables.unplacedRefunds
+        if !unplaced.isEmpty {
+            let count = unplaced.reduce(0) { $0 + $1.transactions }
+            logger.warning("""
+                \(count) Google voided purchase\(count == 1 ? "" : "s") name\(count == 1 ? "s" : "") an order no record \
+                showed and none could be filled in (\(unplaced.counted)): \(count == 1 ? "its" : "their") refund\
+                \(count == 1 ? " is" : "s are") left out, so refunds understate and the charge\(count == 1 ? "" : "s") \
+                refunded \(count == 1 ? "is" : "are") missing from gross: archive the subscription resource fetched at \
+                each notification (`subledger quarantine` lists any that could not be read)
+                """, metadata: ["unplaced_refunds": "\(count)", "unplaced_refund_products": "\(unplaced.names)"])
+        }
         let missing = tables.missingExchangeRates
         guard !missing.isEmpty else { return }
         let shown = missing.prefix(12).joined(separator: ", ") + (missing.count > 12 ? ", ..." : "")

@@ -183,6 +183,25 @@ struct ReportTrapProcessTests {
         #expect(earlier.status == 0 && !earlier.stderr.contains("real-time developer notifications"), "\(earlier.stderr)")
     }
 
+    /// A void of an order no record showed after a free trial (a renewal's length is unknown after one, so it is not
+    /// filled in): neither its charge nor its refund is in a table, and the report says so (stderr, summary.json,
+    /// report.html).
+    @Test func voidsOfOrdersNoRecordShowedAreSaid() throws {
+        let workspace = try TemporaryDirectory()
+        let trial = IngestFixtures.subscription(5).replacingOccurrences(of: #""paymentState":1"#, with: #""paymentState":2"#)
+        let void = #"{"received_at":1712000000000,"source":"google.voided_purchase","package_name":"com.example.app","#
+            + #""body":{"kind":"androidpublisher#voidedPurchase","purchaseToken":"tok-5","purchaseTimeMillis":"1711000000000","#
+            + #""voidedTimeMillis":"1711900000000","orderId":"GPA.3372-1005-5..1","voidedSource":0,"voidedReason":1}}"#
+        try IngestFixtures.write([trial, void], to: workspace.file("play.ndjson"))
+        let report = try Self.ingestThenReport("play.ndjson", in: workspace, ["--as-of", "2024-04-30"])
+        #expect(report.stderr.contains("1 Google voided purchase names an order no record showed and none could be filled in (google premium_monthly 1)"),
+                "\(report.stderr)")
+        try Self.expectOneProductWarned(in: workspace, count: "unplaced_refunds", products: "unplaced_refund_products",
+                                        product: "premium_monthly")
+        let page = try String(contentsOfFile: workspace.file("r/report.html"), encoding: .utf8)
+        #expect(page.contains("id=\"warning-unplaced-refunds\""))
+    }
+
     /// A receipt's introductory period states no price: with `--prices` it counts at the list price, which
     /// overstates where the offer cost less, and the report says so (stderr, summary.json, report.html), per
     /// product; the renewal at the full price is not counted.

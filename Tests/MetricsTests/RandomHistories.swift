@@ -94,6 +94,10 @@ enum RandomHistories {
             if platform == .google, id.utf8.count % 3 == 0 {
                 history.notifiedOnlyTokens = [NotifiedToken(productId: product.id, firstNotifiedAt: t)]
             }
+            // And a void of an order no period holds.
+            if platform == .google, id.utf8.count % 3 == 1 {
+                history.unplacedRefunds = [UnplacedRefund(productId: product.id, voidedAt: t)]
+            }
             return history
         }
         func periodId() -> String {

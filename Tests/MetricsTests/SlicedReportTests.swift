@@ -125,6 +125,7 @@ import Testing
                 sourceLocation: sourceLocation)
         // And the tokens only notifications name, which no table holds.
         #expect(tables.notifiedOnlyTokens.contains { $0.platform == .google && $0.transactions > 0 }, sourceLocation: sourceLocation)
+        #expect(tables.unplacedRefunds.contains { $0.platform == .google && $0.transactions > 0 }, sourceLocation: sourceLocation)
         let movements = tables.mrrMovements
         if tables.revenueMonthly.contains(where: { $0.mrrEnd.units > 0 }) {
             #expect(movements.contains { $0.newCount > 0 } && movements.contains { $0.expansionCount > 0 }
@@ -296,7 +297,7 @@ import Testing
         later[magic.count] = UInt8(PartialState.formatVersion + 1)
         #expect(throws: PartialStateError.unsupportedVersion(PartialState.formatVersion + 1)) { try PartialState(decoding: later) }
         #expect(PartialStateError.unsupportedVersion(1).description
-                == "is a partial state of format 1, this subledger reads format 5: compute the slices again with this release")
+                == "is a partial state of format 1, this subledger reads format 6: compute the slices again with this release")
         for length in magic.count..<bytes.count {
             #expect(throws: PartialStateError.self) { try PartialState(decoding: Array(bytes.prefix(length))) }
         }

@@ -309,6 +309,19 @@ struct GoogleHistoryBuilderTests {
         #expect(history.periods.count == 1)
         #expect(history.periods.first?.revokedAt == voided)
         #expect(history.periods.first?.end == e)
+        #expect(history.unplacedRefunds.isEmpty)
+        // A void of an order after a free trial that no record showed (a trial says nothing of the renewals'
+        // length, so none is filled in) refunds a charge no period holds: listed for the report to say.
+        var trial = Archive()
+        try trial.v1(token, product, at: start, v1JSON(start: start, expiry: start + 7 * day, orderId: "GPA.7", paymentState: 2,
+                                                       autoRenewing: true))
+        trial.add(try record(.googleVoidedPurchase, """
+            {"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"\(token)","purchaseTimeMillis":"\(start)",\
+            "voidedTimeMillis":"\(voided + 20 * day)","orderId":"GPA.7..1","voidedSource":0,"voidedReason":1}]}
+            """, receivedAt: voided + 21 * day))
+        let unplaced = builder.history(id: token, facts: trial.facts)
+        #expect(unplaced.unplacedRefunds == [UnplacedRefund(productId: product, voidedAt: voided + 20 * day)])
+        #expect(unplaced.periods.allSatisfy { $0.revokedAt == nil })
     }
 
     /// A void of order `..3` when the resources stop at `..1` proves `..2` and `..3` were bought: they are filled in
