@@ -101,11 +101,11 @@ public struct ArchiveReader: Sendable {
                     return [Damage(file: file, offset: 0, reason: "not an input: " + notAnInput.reason)]
                 case .success(.zip):
                     let reader = ZipReader(file: file, source: source) { [self] member in
-                        memberStages(member: member, file: file, parent: nil)
+                        memberStages(member: member, file: file, parent: nil, depth: 1)
                     }
                     return try reader.read(emit: emit)
                 case .success(let kind):
-                    var stage = try stages(for: kind, file: file, member: nil, name: name)
+                    var stage = try stages(for: kind, file: file, member: nil, name: name, depth: 0)
                     try stream(source, into: &stage, damages: &damages, emit: emit)
                 }
             } catch let damage as StageDamage {
@@ -117,19 +117,30 @@ public struct ArchiveReader: Sendable {
         }
     }
 
-    /// The stages for an archive member: its content is recognised when its first bytes arrive.
-    func memberStages(member: String, file: String, parent: String?) -> any StreamStage {
+    /// Containers read inside one another at most (a tar of gzipped logs inside a gzip is 3): a file nesting
+    /// gzips or tars thousands deep would hold an inflater per level and overflow the stack; none is real.
+    static let maximumNesting = 16
+
+    /// The stages for an archive member, `depth` containers deep: its content is recognised when its first bytes
+    /// arrive.
+    func memberStages(member: String, file: String, parent: String?, depth: Int) -> any StreamStage {
         let joined = parent.map { "\($0)!\(member)" } ?? member
         if Self.isHidden(member: member) { return PassedOver() }
         return SniffingStage(name: member, label: nil) { [self] kind throws(StageDamage) in
-            try stages(for: kind, file: file, member: joined, name: member)
+            try stages(for: kind, file: file, member: joined, name: member, depth: depth)
         }
     }
 
     /// The chain of stages that turns bytes of `kind` into records. A zip met here is inside another archive or a
     /// gzip: that nesting is not one of the containers `inputs.md` lists (and a zip cannot be streamed: its
-    /// directory is at its end), so it is reported as damage naming the member.
-    func stages(for kind: ContainerKind, file: String, member: String?, name: String) throws(StageDamage) -> any StreamStage {
+    /// directory is at its end), so it is reported as damage naming the member, as is a container more than
+    /// ``maximumNesting`` deep (`depth` counts the containers around this content).
+    func stages(for kind: ContainerKind, file: String, member: String?, name: String,
+                depth: Int) throws(StageDamage) -> any StreamStage {
+        if depth >= Self.maximumNesting, kind == .gzip || kind == .tar {
+            throw StageDamage(offset: 0, reason: "\(member ?? file): archives nested more than \(Self.maximumNesting) deep "
+                + "(a gzip or tar inside \(Self.maximumNesting) others) are not read; extract the inner ones and ingest those")
+        }
         switch kind {
         case .lines:
             return LineSplitter(file: file, member: member, maximumRecordBytes: maximumRecordBytes)
@@ -138,12 +149,12 @@ public struct ArchiveReader: Sendable {
         case .gzip:
             let innerName = Self.innerName(of: name)
             let inner = SniffingStage(name: innerName, label: "the gzip content of \(member ?? file)") { [self] kind throws(StageDamage) in
-                try stages(for: kind, file: file, member: member, name: innerName)
+                try stages(for: kind, file: file, member: member, name: innerName, depth: depth + 1)
             }
             return try GzipStage(inner: inner, label: member ?? file)
         case .tar:
             return TarStage(file: file, label: member ?? file) { [self] path in
-                memberStages(member: path, file: file, parent: member)
+                memberStages(member: path, file: file, parent: member, depth: depth + 1)
             }
         case .zip:
             throw StageDamage(offset: 0, reason: "\(member ?? file): a zip inside another archive is not read; extract it and ingest the zip itself")

@@ -334,6 +334,34 @@ import Testing
         }
     }
 
+    /// Gzips or tars nested thousands deep (a few hundred kB) held an inflater per level and overflowed the stack:
+    /// past ``ArchiveReader/maximumNesting`` they are damage that says so, while a few levels are read.
+    @Test func archivesNestedTooDeepAreDamageNotACrash() throws {
+        let folder = try TemporaryFolder()
+        func gzipped(_ depth: Int) throws -> [UInt8] {
+            var bytes = Array(Self.ndjson.utf8)
+            for _ in 0..<depth { bytes = try GzipWriter.gzip(bytes) }
+            return bytes
+        }
+        func tarred(_ depth: Int) -> [UInt8] {
+            var bytes = Array(Self.ndjson.utf8), name = "day.ndjson"
+            for level in 0..<depth {
+                bytes = TarBuilder.archive([.file(name, bytes)])
+                name = "level\(level).tar"
+            }
+            return bytes
+        }
+        let shallow = try readAll(try folder.write("shallow.ndjson.gz", try gzipped(3)))
+        #expect(shallow.damages.isEmpty && shallow.texts == Self.lines)
+        let deepGzip = try readAll(try folder.write("deep.gz", try gzipped(2_000)))
+        let deepTar = try readAll(try folder.write("deep.tar", tarred(2_000)))
+        for deep in [deepGzip, deepTar] {
+            #expect(deep.records.isEmpty)
+            #expect(deep.damages.count == 1 && deep.damages.first?.reason.contains("nested more than 16 deep") == true,
+                    "\(deep.damages)")
+        }
+    }
+
     /// An empty archive (`tar cf e.tar -T /dev/null`, ten zero blocks), plain or gzipped: a day with nothing to
     /// pack is read as nothing, not skipped as garbage (which made every nightly run exit 1). Zero blocks with
     /// records after them are no empty archive: the records are not dropped without a word, the rest is damage.
