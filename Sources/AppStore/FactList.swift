@@ -27,13 +27,18 @@ struct FactList {
     /// Runs `read` on the unit at `path` (holding `value`); when it is quarantined, whatever it added is taken
     /// back, the unit is set aside as a part (the rest of the record is still read) and `nil` is returned.
     /// Exclusions are not caught: they are about the whole record.
+    /// Facts and parts are only ever appended, so taking back is truncating to the counts before: a copy of the
+    /// list kept for that shared its arrays, and every unit's first fact copied all the facts before it (a receipt
+    /// of 20,000 transactions took 25 s).
     mutating func part<T>(_ path: String, _ value: JSON?, _ read: (inout FactList) throws(Rejection) -> T?) throws(Rejection) -> T? {
-        let before = self
+        let (factCount, partCount, latest) = (facts.count, parts.count, latestInstant)
         do throws(Rejection) {
             return try read(&self)
         } catch {
             guard case .quarantined(let reason, let detail) = error else { throw error }
-            self = before
+            facts.removeSubrange(factCount...)
+            parts.removeSubrange(partCount...)
+            latestInstant = latest
             parts.append(QuarantinedPart(path: path, reason: reason, detail: detail,
                                          raw: Array(JSONWriter.compact(value ?? .null).utf8)))
             return nil
