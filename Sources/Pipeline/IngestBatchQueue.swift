@@ -44,6 +44,23 @@ final class IngestBatchQueue: @unchecked Sendable {
             outcome = .queued(queued)
             dequeue = queued.id
         }
+
+        /// The bytes the record holds, about: as read, or once translated its payload (compressed) and its facts
+        /// (``factBytes`` each: a cumulative receipt states hundreds). What the queues and the store bound besides
+        /// the count, since a record may be up to 16 MiB.
+        var byteCount: Int {
+            switch outcome {
+            case .read(let raw): raw.bytes.count
+            case .queued(let queued): queued.payload.bytes.count
+            case .quarantined(let entry): entry.payload.bytes.count
+            case .stored(let record, let facts):
+                record.payload.bytes.count + record.parts.reduce(0) { $0 + $1.payload.bytes.count } + facts.count * Self.factBytes
+            case .damaged: 0
+            }
+        }
+
+        /// What one keyed fact holds in memory, about: the value, its key and its strings.
+        static let factBytes = 256
     }
 
     /// What the reader says, in order. A file to read is `begin`, then any number of `batch`es, then `end`;
@@ -76,23 +93,33 @@ final class IngestBatchQueue: @unchecked Sendable {
     /// Thrown to a producer when the consumer gave up (its error is reported, not this one).
     struct Cancelled: Error {}
 
+    /// Items the queue holds at most.
     let capacity: Int
+    /// Bytes of records (``Record/byteCount``) the queue holds at most, beyond which a push waits; a queue holding
+    /// nothing takes any one item, so a record larger than this still passes.
+    let byteCapacity: Int
     private let condition = NSCondition()
-    private var items: [Item] = []
+    private var items: [(item: Item, bytes: Int)] = []
+    private var bytes = 0
     private var cancelled = false
     private var producerFinished = false
 
-    init(capacity: Int) {
+    init(capacity: Int, byteCapacity: Int) {
         self.capacity = capacity
+        self.byteCapacity = byteCapacity
     }
 
-    /// Producer side: waits while the queue is full; throws ``Cancelled`` once the consumer cancelled.
+    /// Producer side: waits while the queue is full (in items or in bytes); throws ``Cancelled`` once the consumer
+    /// cancelled.
     func push(_ item: Item) throws(Cancelled) {
+        let size: Int
+        if case .batch(let records) = item { size = records.reduce(0) { $0 + $1.byteCount } } else { size = 0 }
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity && !cancelled { condition.wait() }
+        while (items.count >= capacity || (!items.isEmpty && bytes + size > byteCapacity)) && !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
-        items.append(item)
+        items.append((item, size))
+        bytes += size
         condition.broadcast()
     }
 
@@ -112,7 +139,8 @@ final class IngestBatchQueue: @unchecked Sendable {
         while items.isEmpty && !producerFinished { condition.wait() }
         guard !items.isEmpty else { return nil }
         // At most `capacity` items: shifting the rest is cheaper than a ring buffer's bookkeeping.
-        let item = items.removeFirst()
+        let (item, size) = items.removeFirst()
+        bytes -= size
         condition.broadcast()
         return item
     }
@@ -122,6 +150,7 @@ final class IngestBatchQueue: @unchecked Sendable {
         condition.lock()
         cancelled = true
         items.removeAll()
+        bytes = 0
         condition.broadcast()
         condition.unlock()
     }

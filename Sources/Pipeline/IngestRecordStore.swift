@@ -17,6 +17,8 @@ struct IngestRecordStore {
     private var lastEventAt: Millis?
     /// Records added and not yet written.
     private var pending: [IngestBatchQueue.Record] = []
+    /// Their bytes (``IngestBatchQueue/Record/byteCount``), which bound a write batch as their count does.
+    private(set) var pendingBytes = 0
 
     init(ledger: any LedgerStore) {
         self.ledger = ledger
@@ -37,6 +39,7 @@ struct IngestRecordStore {
                 """)
         case .quarantined, .stored:
             pending.append(record)
+            pendingBytes += record.byteCount
         }
     }
 
@@ -111,6 +114,7 @@ struct IngestRecordStore {
             }
         }
         pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
     }
 
     /// Adds these counts to the run's statistics.

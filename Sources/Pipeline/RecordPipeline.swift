@@ -67,13 +67,22 @@ struct RecordPipeline {
     var label = "ingest"
     /// Records per write batch handed to the ledger (at most its ``LedgerStore/recordsPerTransaction``).
     var writeBatch = 1_024
+    /// Bytes of payloads per write batch at most: a batch is written when it holds ``writeBatch`` records or
+    /// this many bytes, whichever comes first (1,024 records of a few MB each held gigabytes).
+    var writeBytes = 16 << 20
     /// Records per batch handed between threads. Small: a record on its way to a worker holds its raw bytes (up
     /// to tens of kB), so 256 let large archives hold about 100 MB in the queues.
     var batchSize = 64
-    /// Items a reader-to-worker queue holds before the reader waits. The worker-to-store queues hold six times
-    /// as many: a translated record is small (keys, facts and a compressed payload), and the slack lets the
-    /// workers go on while the store commits.
+    /// Bytes of records per batch handed between threads at most (a batch closes at ``batchSize`` records or at
+    /// this size): records may be up to 16 MiB each, and every queue is bounded in bytes as well as in batches.
+    var batchBytes = 1 << 20
+    /// Items a reader-to-worker queue holds before the reader waits (and at most 8 MiB of records). The
+    /// worker-to-store queues hold six times as many (and at most 8 MiB): a translated record is small (keys,
+    /// facts and a compressed payload), and the slack lets the workers go on while the store commits.
     var batchesInFlight = 6
+    /// Bytes of records a queue between threads holds at most (a queue holding nothing takes one batch of any
+    /// size): with two workers and records of 16 MiB, the queues and the write batch stay under 256 MB together.
+    var queueBytes = 4 << 20
     /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
     /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
     var workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
@@ -102,13 +111,13 @@ struct RecordPipeline {
         reporter.bytesTotal = sizes.values.reduce(0, +)
         var tally = PipelineTally()
         let workers = max(workers, 1)
-        let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight) }
-        let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight) }
+        let read = (0..<workers).map { _ in IngestBatchQueue(capacity: batchesInFlight, byteCapacity: queueBytes) }
+        let translated = (0..<workers).map { _ in IngestBatchQueue(capacity: 6 * batchesInFlight, byteCapacity: queueBytes) }
         startReader(sources, queues: read)
         for (input, output) in zip(read, translated) { startWorker(from: input, to: output) }
         var queue = TakeInTurn(queues: translated)
         var transaction = Transaction(ledger: ledger)
-        let writeBatch = max(1, min(writeBatch, ledger.recordsPerTransaction))
+        let limit = WriteLimit(records: max(1, min(writeBatch, ledger.recordsPerTransaction)), bytes: writeBytes)
         var queued = IngestRecordStore(ledger: ledger)
         var finished = FinishedFiles()
         do throws(LedgerError) {
@@ -136,7 +145,7 @@ struct RecordPipeline {
                     tally.unreadable.append((path, reason))
                     reporter.fileDone(size: sizes[path] ?? 0)
                 case .begin(let file):
-                    try ingest(file, from: &queue, into: &transaction, finished: &finished, writeBatch: writeBatch,
+                    try ingest(file, from: &queue, into: &transaction, finished: &finished, limit: limit,
                                tally: &tally, reporter: &reporter)
                     tally.statistics.files += 1
                     reporter.fileDone(size: file.size)
@@ -144,7 +153,7 @@ struct RecordPipeline {
                     try transaction.open()
                     try finished.finish(tally: &tally)
                     for record in records { try queued.add(record) }
-                    if queued.pendingCount >= writeBatch {
+                    if limit.isReached(records: queued.pendingCount, bytes: queued.pendingBytes) {
                         let count = queued.pendingCount
                         try queued.flush()
                         try transaction.written(count) {}
@@ -189,7 +198,7 @@ struct RecordPipeline {
     /// Records of files read before it that wait in `finished` are written with this file's first batch, or, when
     /// the file is small, this file joins them.
     private func ingest(_ file: FileFingerprint, from queue: inout TakeInTurn, into transaction: inout Transaction,
-                        finished: inout FinishedFiles, writeBatch: Int, tally: inout PipelineTally,
+                        finished: inout FinishedFiles, limit: WriteLimit, tally: inout PipelineTally,
                         reporter: inout ProgressReporter) throws(LedgerError) {
         let ledger = transaction.ledger
         var store = IngestRecordStore(ledger: ledger)
@@ -199,7 +208,8 @@ struct RecordPipeline {
             switch queue.pop() {
             case .batch(let records):
                 for record in records { try store.add(record) }
-                if store.pendingCount + finished.pendingCount >= writeBatch {
+                if limit.isReached(records: store.pendingCount + finished.pendingCount,
+                                   bytes: store.pendingBytes + finished.pendingBytes) {
                     let count = store.pendingCount + finished.pendingCount
                     try finished.finish(with: &store, tally: &tally)
                     try transaction.written(count) { () throws(LedgerError) in
@@ -215,8 +225,9 @@ struct RecordPipeline {
                 case .failure(let error): damage = [Damage(file: file.path, offset: 0, reason: "\(error)")]
                 }
                 let count = store.pendingCount + finished.pendingCount
+                let bytes = store.pendingBytes + finished.pendingBytes
                 finished.files.append((file, store, damage))
-                if count >= writeBatch {
+                if limit.isReached(records: count, bytes: bytes) {
                     try finished.finish(tally: &tally)
                     try transaction.written(count) {}
                 }
@@ -239,6 +250,8 @@ struct RecordPipeline {
 
         /// Records waiting to be written.
         var pendingCount: Int { files.reduce(0) { $0 + $1.store.pendingCount } }
+        /// Their bytes (``IngestBatchQueue/Record/byteCount``).
+        var pendingBytes: Int { files.reduce(0) { $0 + $1.store.pendingBytes } }
 
         /// Writes the waiting records and marks their files done.
         mutating func finish(tally: inout PipelineTally) throws(LedgerError) {
@@ -343,10 +356,11 @@ struct RecordPipeline {
     /// Starts the thread that turns `sources` into queue items, in order, dealing them to `queues` in turn.
     private func startReader(_ sources: [RecordSource], queues: [IngestBatchQueue]) {
         let batchSize = batchSize
+        let batchBytes = batchBytes
         let queuePage = queuePage
         let thread = Thread {
             defer { for queue in queues { queue.producerDone() } }
-            var dealer = Dealer(queues: queues, batchSize: batchSize)
+            var dealer = Dealer(queues: queues, batchSize: batchSize, batchBytes: batchBytes)
             do {
                 for source in sources {
                     switch source {
@@ -453,17 +467,28 @@ struct RecordPipeline {
     }
 }
 
+/// When the store writes what it holds: at so many records or so many bytes of them, whichever comes first.
+private struct WriteLimit {
+    let records: Int
+    let bytes: Int
+
+    func isReached(records count: Int, bytes size: Int) -> Bool { count >= records || size >= bytes }
+}
+
 /// The reader thread's side of the hand-over: deals items to the workers' queues in turn and batches records.
 private struct Dealer {
     let queues: [IngestBatchQueue]
     let batchSize: Int
+    let batchBytes: Int
     let reader = ArchiveReader()
     private var next = 0
     private var batch: [IngestBatchQueue.Record] = []
+    private var bytes = 0
 
-    init(queues: [IngestBatchQueue], batchSize: Int) {
+    init(queues: [IngestBatchQueue], batchSize: Int, batchBytes: Int) {
         self.queues = queues
         self.batchSize = batchSize
+        self.batchBytes = batchBytes
         batch.reserveCapacity(batchSize)
     }
 
@@ -473,14 +498,16 @@ private struct Dealer {
     }
 
     mutating func add(_ record: IngestBatchQueue.Record) throws(IngestBatchQueue.Cancelled) {
+        bytes += record.byteCount
         batch.append(record)
-        if batch.count >= batchSize { try flush() }
+        if batch.count >= batchSize || bytes >= batchBytes { try flush() }
     }
 
     mutating func flush() throws(IngestBatchQueue.Cancelled) {
         guard !batch.isEmpty else { return }
         try push(.batch(batch))
         batch.removeAll(keepingCapacity: true)
+        bytes = 0
     }
 
     /// Decompresses and splits one file, found at `path`, into batches between its `begin` and `end`.
@@ -495,6 +522,7 @@ private struct Dealer {
             throw cancelled
         } catch {
             batch.removeAll(keepingCapacity: true)
+            bytes = 0
             result = .failure(error)
         }
         try push(.end(result))
