@@ -52,19 +52,25 @@ extension SQLLedger {
     /// The walk follows each subject's predecessor (the smallest `ref` its links state, so the chain is
     /// deterministic) until a subject without one. Archives can be inconsistent, so a cycle (a → b → a) is cut:
     /// its subjects all take the smallest subject of the cycle as root, which does not depend on where the walk
-    /// entered the cycle.
+    /// entered the cycle. Every subject a walk passes shares its root, so a walk stops at a subject whose root an
+    /// earlier one found: each subject is walked once (a chain of 16,000 tokens took 48 s walked from each).
     func chainRoots() throws(LedgerError) -> [ChainRoot] {
         var predecessors: [ChainRoot.Subject: String] = [:]
         try eachRow(LedgerSchema.linkPredecessors, []) { row throws(LedgerError) in
             predecessors[ChainRoot.Subject(platform: try row.requiredText(0), subject: try row.requiredText(1))] = try row.requiredText(2)
         }
         var roots: [ChainRoot.Subject: String] = [:]
-        for start in predecessors.keys {
+        for start in predecessors.keys where roots[start] == nil {
             var chain = [start.subject]
             var seen: Set<String> = [start.subject]
             var root = start.subject
             while true {
-                guard let previous = predecessors[ChainRoot.Subject(platform: start.platform, subject: chain[chain.count - 1])] else {
+                let last = ChainRoot.Subject(platform: start.platform, subject: chain[chain.count - 1])
+                if let known = roots[last] {
+                    root = known
+                    break
+                }
+                guard let previous = predecessors[last] else {
                     root = chain[chain.count - 1]
                     break
                 }
@@ -76,7 +82,7 @@ extension SQLLedger {
                 chain.append(previous)
                 seen.insert(previous)
             }
-            roots[start] = root
+            for subject in chain { roots[ChainRoot.Subject(platform: start.platform, subject: subject)] = root }
             roots[ChainRoot.Subject(platform: start.platform, subject: root)] = root
         }
         return roots.sorted { ($0.key.platform, $0.key.subject) < ($1.key.platform, $1.key.subject) }.map { entry in

@@ -45,6 +45,26 @@ import Testing
         #expect(all.first?.2.count == 2)
     }
 
+    /// A chain of thousands of linked tokens is one group, under its first token, every token's root found by
+    /// walks that stop at a token an earlier walk passed.
+    @Test func aLongChainIsOneGroupUnderItsFirstToken() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try writableLedger(directory.file("long.sqlite"))
+        let count = 3_000
+        try transaction(ledger) { (ledger: SQLiteLedger) throws in
+            _ = try ledger.store(storedRecord("0"), facts: [googleFact("tok-00000")])
+            for n in 1..<count {
+                let token = "tok-" + String(100_000 + n).dropFirst(), previous = "tok-" + String(100_000 + n - 1).dropFirst()
+                _ = try ledger.store(storedRecord("\(n)"), facts: [link(token, continues: previous), googleFact(token)])
+            }
+        }
+        let roots = try ledger.chainRoots()
+        #expect(roots.count == count && Set(roots.map(\.root)) == ["tok-00000"])
+        let all = try groups(ledger)
+        #expect(all.map(\.1) == ["tok-00000"])
+        #expect(all.first?.2.count == 2 * count - 1)
+    }
+
     @Test func factsWithinAGroupAreOrderedByAtKindObservedAtRef() throws {
         let directory = try TemporaryDirectory()
         let ledger = try writableLedger(directory.file("o.sqlite"))
