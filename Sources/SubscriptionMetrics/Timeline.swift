@@ -44,11 +44,16 @@ struct Timeline: Sendable {
     private(set) var trialSegments: [Segment] = []
     /// Episodes whose E is at or before the as-of time.
     let episodes: [BillingEpisode]
+    /// The periods a change of plan ended (``EndReason/replaced``), in the history's order: few, and what
+    /// ``replaced(before:)`` searches for every period (searching all periods made a token of thousands of
+    /// renewals quadratic).
+    private let replacedPeriods: [Period]
 
     init(history: SubscriptionHistory, asOf: Millis) {
         self.history = history
         self.asOf = asOf
         episodes = history.episodes.filter { $0.failedAt <= asOf }
+        replacedPeriods = history.periods.filter { $0.endReason == .replaced }
         var paid: [Segment] = []
         var trial: [Segment] = []
         for (index, period) in history.periods.enumerated() where period.start <= asOf {
@@ -206,8 +211,8 @@ struct Timeline: Sendable {
 
     /// The latest period a change of plan replaced that ended within a day before `period` began.
     private func replaced(before period: Period) -> Period? {
-        history.periods.last { other in
-            other.endReason == .replaced && other.end <= period.start && FullWidth.subtract(period.start, other.end) <= 86_400_000
+        replacedPeriods.last { other in
+            other.end <= period.start && FullWidth.subtract(period.start, other.end) <= 86_400_000
         }
     }
 
