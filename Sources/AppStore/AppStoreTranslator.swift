@@ -208,17 +208,19 @@ public struct AppStoreTranslator: StoreTranslator {
         case "REFUND", "CANCEL":
             // The refund is the `cancellation_date` of the transaction the receipt shows refunded. Its list holds the
             // app's latest 100 transactions only (Apple, forum thread 745367), so the refunded one may be missing:
-            // the refund cannot be counted, and is said rather than dropped. An upgrade's cancellation is no refund,
-            // and one more than Apple's three days of retries (and a day) before the notice is an older refund.
+            // the refund cannot be counted, and is said rather than dropped. A cancellation more than 30 days before
+            // the notice (Apple sends it at once and retries for three days; a backend may log it later) is another,
+            // older refund. A CANCEL also came for an upgrade before April 2021: an upgrade's cancellation then
+            // explains it, and no refund is missing; a REFUND is never about an upgrade.
             let notified = envelope.receivedAt ?? list.latestInstant
             _ = try list.part("notification_type", body["notification_type"]) { _ throws(Rejection) -> Bool? in
                 let stated = body["original_transaction_id"]?.nonEmptyString
                 let shown = legacy.entries.contains { entry in
-                    guard entry.value["is_upgraded"]?.bool != true,
+                    guard type == "CANCEL" || entry.value["is_upgraded"]?.bool != true,
                           let cancelled = try? AppleDate.time(entry.value, "cancellation_date", path: entry.path, times: times)
                     else { return false }
                     return (stated == nil || entry.value["original_transaction_id"]?.string == stated)
-                        && notified.map { cancelled >= $0 - 4 * 86_400_000 } ?? true
+                        && notified.map { cancelled >= $0 - 30 * 86_400_000 } ?? true
                 }
                 guard shown else {
                     throw .invalid("""

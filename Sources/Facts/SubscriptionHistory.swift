@@ -21,13 +21,13 @@ public struct SubscriptionHistory: Sendable, Hashable {
     /// Currencies seen anywhere on this subscription, for periods whose own currency is unknown
     /// (`metrics.md`: "else from another record of the same subscription"). Sorted.
     public var currencies: [String]
-    /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource), or only
-    /// voided purchases: neither states an expiry nor a price, so such a token gives no period (nor a refund), and
-    /// the report says how many there are rather than leave them out unsaid. Empty for Apple, whose notifications
-    /// carry their transactions.
+    /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource): an
+    /// RTDN states neither an expiry nor a price, so such a token gives no period, and the report says how many
+    /// there are rather than leave them out unsaid. Empty for Apple, whose notifications carry their transactions.
     public var notifiedOnlyTokens: [NotifiedToken] = []
-    /// Google voided purchases of this chain that no period holds (an order no record showed and none could be
-    /// filled in): refunds of charges no table holds, which the report counts rather than drop unsaid.
+    /// Google voided purchases of this chain that no period or one-time purchase holds (an order no record showed
+    /// and none could be filled in, or a token only voids name): refunds of charges no table holds, which the
+    /// report counts rather than drop unsaid.
     public var unplacedRefunds: [UnplacedRefund] = []
 
     public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
@@ -41,12 +41,11 @@ public struct SubscriptionHistory: Sendable, Hashable {
     }
 }
 
-/// A Google purchase token that only real-time developer notifications or voided purchases name
-/// (``SubscriptionHistory/notifiedOnlyTokens``).
+/// A Google purchase token that only real-time developer notifications name (``SubscriptionHistory/notifiedOnlyTokens``).
 public struct NotifiedToken: Sendable, Hashable {
-    /// The notifications' `subscriptionId`; empty when none states one (a voided purchase names no product).
+    /// The notifications' `subscriptionId`; empty when none states one.
     public var productId: String
-    /// The event time of its first notification or void (ms, UTC): a report as of an earlier time does not count it.
+    /// The event time of its first notification (ms, UTC): a report as of an earlier time does not count it.
     public var firstNotifiedAt: Millis
 
     public init(productId: String, firstNotifiedAt: Millis) {
@@ -57,7 +56,7 @@ public struct NotifiedToken: Sendable, Hashable {
 
 /// A Google voided purchase no period holds (``SubscriptionHistory/unplacedRefunds``).
 public struct UnplacedRefund: Sendable, Hashable {
-    /// The product of the token's orders; empty when no record names one.
+    /// The product of the token's orders; empty when no record names one (a voided purchase names none).
     public var productId: String
     /// When the order was voided (ms, UTC): a report as of an earlier time does not count it.
     public var voidedAt: Millis

@@ -378,16 +378,12 @@ enum LedgerSchema {
         SELECT MIN(at), MAX(observed_at) FROM facts WHERE at >= ? AND observed_at <= ? AND kind <> 'test_purchase'
         """
 
-    /// The last quarantined record of every file and member, when the JSON was malformed: the line a file being
-    /// written may have been cut at when it was read (``QuarantinedTail``). Grouped first, so that a large
-    /// quarantine is read once (no search per row).
+    /// The quarantined records of plain files (no archive member) whose JSON was malformed, each with the version
+    /// of its file the manifest holds: the lines a file being written may have been cut at (``QuarantinedTail``).
     static let quarantinedTails = """
-        SELECT q.key, q.file, q.member, q.position, q.raw, q.dictionary
-        FROM quarantine q
-        JOIN (
-            SELECT file, member, MAX(position) AS last FROM quarantine WHERE part = '' GROUP BY file, member
-        ) t ON t.file = q.file AND t.member = q.member AND t.last = q.position
-        WHERE q.part = '' AND q.reason = 'malformed_json' AND q.dictionary IS NOT NULL
+        SELECT q.key, q.file, q.position, q.raw, q.dictionary, f.size, f.sha256
+        FROM quarantine q JOIN files f ON f.path = q.file
+        WHERE q.part = '' AND q.member = '' AND q.reason = 'malformed_json' AND q.dictionary IS NOT NULL
         """
 
     /// A quarantined record the ledger no longer keeps (``LedgerStore/forgetQuarantined(keys:)``) leaves the reprocess queue with it.

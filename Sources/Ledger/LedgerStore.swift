@@ -109,8 +109,8 @@ public protocol LedgerStore: AnyObject {
     func warningCounts() throws(LedgerError) -> (receivedInSeconds: Int, partsQuarantined: Int)
     /// Quarantined records in provenance order, optionally of one reason (a `QuarantineReason` raw value).
     func forEachQuarantined(reason: String?, _ body: (QuarantinedRecord) throws -> Void) throws
-    /// The last quarantined record of each file and member when its JSON was malformed (``QuarantinedTail``):
-    /// what an ingest checks the records it reads again against.
+    /// The quarantined records of plain files whose JSON was malformed, with the file's version last read
+    /// (``QuarantinedTail``): what an ingest checks a file it reads again against.
     func quarantinedTails() throws(LedgerError) -> [QuarantinedTail]
     /// Removes these quarantined records (and their places on the reprocess queue), inside the open transaction:
     /// tails a record read since has completed.

@@ -284,16 +284,13 @@ extension SQLLedger {
     }
 
     public func quarantinedTails() throws(LedgerError) -> [QuarantinedTail] {
-        let decompressor = PayloadDecompressor(dictionaries: try payloadDictionaries())
         var tails: [QuarantinedTail] = []
         try eachRow(LedgerSchema.quarantinedTails, []) { row throws(LedgerError) in
-            let member = try row.requiredText(2)
-            let provenance = Provenance(file: try row.requiredText(1), member: member.isEmpty ? nil : member,
-                                        position: try row.requiredInteger(3))
-            guard let raw = decompressor.decompress(try row.bytes(4) ?? [], dictionaryId: try row.requiredInteger(5)) else {
-                throw LedgerError(kind: .corrupt, path: location, message: "the quarantined record at \(provenance) does not decompress")
-            }
-            tails.append(QuarantinedTail(key: try row.requiredText(0), provenance: provenance, raw: raw))
+            let file = try row.requiredText(1)
+            tails.append(QuarantinedTail(
+                key: try row.requiredText(0), provenance: Provenance(file: file, position: try row.requiredInteger(2)),
+                payload: CompressedPayload(bytes: try row.bytes(3) ?? [], dictionaryId: try row.requiredInteger(4)),
+                lastRead: FileFingerprint(path: file, size: try row.requiredInteger(5), sha256: try row.requiredText(6))))
         }
         return tails
     }

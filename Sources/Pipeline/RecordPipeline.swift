@@ -58,7 +58,7 @@ struct RecordPipeline {
     /// Every dictionary payloads may be compressed with; new payloads use the last (none when empty).
     var dictionaries: [PayloadDictionary]
     /// The ledger's quarantined tails (``LedgerStore/quarantinedTails()``): a record read that completes one
-    /// replaces it. Empty for a reprocess, which reads no file anew.
+    /// replaces it (``CutLines``). Empty for a reprocess, which reads no file anew.
     var quarantinedTails: [QuarantinedTail] = []
     /// This run's identity, stamped on the records it stores (``LedgerStore/recordOutcomes(run:)`` counts them).
     let run = UUID().uuidString.lowercased()
@@ -357,10 +357,13 @@ struct RecordPipeline {
     private func startReader(_ sources: [RecordSource], queues: [IngestBatchQueue]) {
         let batchSize = batchSize
         let batchBytes = batchBytes
+        let cutLines = CutLines(quarantinedTails)
+        let dictionaries = dictionaries
         let queuePage = queuePage
         let thread = Thread {
             defer { for queue in queues { queue.producerDone() } }
-            var dealer = Dealer(queues: queues, batchSize: batchSize, batchBytes: batchBytes)
+            var dealer = Dealer(queues: queues, batchSize: batchSize, batchBytes: batchBytes, cutLines: cutLines,
+                                dictionaries: dictionaries)
             do {
                 for source in sources {
                     switch source {
@@ -439,11 +442,10 @@ struct RecordPipeline {
         let rulesVersion = rulesVersion
         let run = run
         let dictionaries = dictionaries
-        let tails = Dictionary(grouping: quarantinedTails, by: \.provenance.file)
         let thread = Thread {
             defer { output.producerDone() }
             let work = RecordWork(parser: parser, translator: translator, rulesVersion: rulesVersion, run: run,
-                                  dictionaries: dictionaries, tails: tails)
+                                  dictionaries: dictionaries)
             do {
                 while let item = input.pop() {
                     guard case .batch = item else {
@@ -453,7 +455,7 @@ struct RecordPipeline {
                     // Consumed, so that the batch's array is this thread's alone and its records are rewritten in
                     // place: bound from a live `item`, the first write copied every record of the batch.
                     guard case .batch(var records) = consume item else { continue }
-                    for index in records.indices { work.process(&records[index]) }
+                    for index in records.indices { records[index].outcome = work.outcome(of: records[index].outcome) }
                     try output.push(.batch(records))
                 }
             } catch {
@@ -481,14 +483,19 @@ private struct Dealer {
     let batchSize: Int
     let batchBytes: Int
     let reader = ArchiveReader()
+    /// The quarantined lines a file read now may complete, and what decompresses them.
+    let cutLines: CutLines
+    let decompressor: PayloadDecompressor
     private var next = 0
     private var batch: [IngestBatchQueue.Record] = []
     private var bytes = 0
 
-    init(queues: [IngestBatchQueue], batchSize: Int, batchBytes: Int) {
+    init(queues: [IngestBatchQueue], batchSize: Int, batchBytes: Int, cutLines: CutLines, dictionaries: [PayloadDictionary]) {
         self.queues = queues
         self.batchSize = batchSize
         self.batchBytes = batchBytes
+        self.cutLines = cutLines
+        decompressor = PayloadDecompressor(dictionaries: dictionaries)
         batch.reserveCapacity(batchSize)
     }
 
@@ -515,7 +522,12 @@ private struct Dealer {
         try push(.begin(file))
         let result: Result<[Damage], any Error>
         do {
-            let damage = try reader.read(path: path) { raw in try add(IngestBatchQueue.Record(raw)) }
+            let completable = cutLines.completable(in: file, at: path, decompressor: decompressor)
+            let damage = try reader.read(path: path) { raw in
+                var record = IngestBatchQueue.Record(raw)
+                if !completable.isEmpty { record.completes = CutLines.completed(by: raw, in: completable) }
+                try add(record)
+            }
             try flush()
             result = .success(damage)
         } catch let cancelled as IngestBatchQueue.Cancelled {

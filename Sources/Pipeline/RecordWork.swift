@@ -12,31 +12,20 @@ struct RecordWork {
     let run: String
     let compressor: PayloadCompressor
     let decompressor: PayloadDecompressor
-    /// The ledger's quarantined tails, by file: the lines a record read now may complete.
-    let tails: [String: [QuarantinedTail]]
 
     /// `dictionaries`: every dictionary of the ledger; new payloads are compressed with the last one.
     init(parser: RecordParser, translator: RecordTranslator, rulesVersion: Int64, run: String,
-         dictionaries: [PayloadDictionary], tails: [String: [QuarantinedTail]]) {
+         dictionaries: [PayloadDictionary]) {
         self.parser = parser
         self.translator = translator
         self.rulesVersion = rulesVersion
         self.run = run
         compressor = PayloadCompressor(dictionary: dictionaries.last)
         decompressor = PayloadDecompressor(dictionaries: dictionaries)
-        self.tails = tails
-    }
-
-    /// Parses and translates `record` in place, and notes the quarantined tail it completes, if any.
-    func process(_ record: inout IngestBatchQueue.Record) {
-        if !tails.isEmpty, case .read(let raw) = record.outcome {
-            record.completes = tails[raw.provenance.file]?.first { $0.isCompleted(by: raw) }?.key
-        }
-        record.outcome = outcome(of: record.outcome)
     }
 
     /// The store's branch for a record as the reader handed it over (read from an archive, or queued).
-    private func outcome(of record: IngestBatchQueue.Record.Outcome) -> IngestBatchQueue.Record.Outcome {
+    func outcome(of record: IngestBatchQueue.Record.Outcome) -> IngestBatchQueue.Record.Outcome {
         switch record {
         case .read(let raw):
             return outcome(of: raw, payload: nil)

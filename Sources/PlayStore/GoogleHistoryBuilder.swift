@@ -35,12 +35,9 @@ public struct GoogleHistoryBuilder: Sendable {
         for token in tokens {
             // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED) never had one.
             let notices = token.events.filter { $0.type != GoogleNotificationType.pendingPurchaseCanceled.rawValue }
-            // A voided purchase of a token nothing else shows (the voided-purchases list names every refunded order
-            // of the app, archived or not) refunds a charge no table holds: said alike.
-            let firstVoid = token.oneTimes.isEmpty && token.oneTimeEvents.isEmpty ? token.voids.map(\.at).min() : nil
-            if token.snapshots.isEmpty, let first = [notices.first?.at, firstVoid].compactMap({ $0 }).min() {
+            if token.snapshots.isEmpty, let first = notices.first {
                 let product = notices.first { $0.productId != nil }?.productId ?? ""
-                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first))
+                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first.at))
             }
             let timeline = TokenTimeline(token)
             var periods = timeline.periods
@@ -50,9 +47,7 @@ public struct GoogleHistoryBuilder: Sendable {
             episodes += timeline.episodes
             let bought = oneTimePurchases(token, hasPeriods: !periods.isEmpty)
             purchases += bought
-            if !token.snapshots.isEmpty, bought.isEmpty {
-                unplaced += unplacedVoids(token, periods: periods)
-            }
+            if bought.isEmpty { unplaced += unplacedVoids(token, periods: periods) }
             for snapshot in token.snapshots { if let c = snapshot.currency { currencies.insert(c) } }
             for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
         }
@@ -127,16 +122,32 @@ public struct GoogleHistoryBuilder: Sendable {
         return proven
     }
 
-    /// The voids of a token resources show that no order of `periods` holds: a voided order no record showed and no
-    /// rule could fill in (after a free trial, an introductory order, a billing issue), or a void without an order
-    /// id before the first order. Each refunds a charge no table holds, and the report says so.
+    /// The voids of a token (not a one-time purchase's, which refund it) that no order of `periods` holds: a
+    /// voided order no record showed and no rule could fill in (after a free trial, an introductory order, a
+    /// billing issue), a void without an order id before the first order, or any void of a token nothing else
+    /// shows (the voided-purchases list names refunded orders of the app, archived or not, one-time products by
+    /// default). Each refunds a charge no table holds, and the report says so. The same void listed and notified
+    /// (its RTDN) is one: by order id, else by time within a day.
     func unplacedVoids(_ token: TokenFacts, periods: [Period]) -> [UnplacedRefund] {
-        let product = periods.last?.productId ?? token.snapshots.last?.productId ?? ""
-        return token.voids.compactMap { void in
-            let placed = void.order.map { order in periods.contains { $0.id == order } }
-                ?? periods.contains { $0.start <= void.at }
-            return placed ? nil : UnplacedRefund(productId: product, voidedAt: void.at)
+        let named: [String?] = [periods.last?.productId, token.snapshots.last?.productId,
+                                token.events.first { $0.productId != nil }?.productId,
+                                token.oneTimeEvents.first { $0.productId != nil }?.productId,
+                                token.oneTimes.first { $0.productId != nil }?.productId]
+        let product = named.lazy.compactMap { $0 }.first ?? ""
+        var orders: Set<String> = []
+        var unordered: [Millis] = []
+        var unplaced: [UnplacedRefund] = []
+        for void in token.voids.sorted(by: { $0.at < $1.at }) {
+            if let order = void.order {
+                guard !periods.contains(where: { $0.id == order }), orders.insert(order).inserted else { continue }
+            } else {
+                guard !periods.contains(where: { $0.start <= void.at }),
+                      !unordered.contains(where: { abs($0 - void.at) <= 86_400_000 }) else { continue }
+                unordered.append(void.at)
+            }
+            unplaced.append(UnplacedRefund(productId: product, voidedAt: void.at))
         }
+        return unplaced
     }
 
     /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications

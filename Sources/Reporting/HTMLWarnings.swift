@@ -9,9 +9,8 @@ import SubscriptionMetrics
 /// - periods of an offer priced from the list: the products (their counts are in `summary.json` only, as no CSV
 ///   column holds them);
 /// - periods counted as paid though no payload showed a payment: the products, likewise;
-/// - Google purchase tokens only notifications or voided purchases name (no period is built for them): the
-///   products, likewise;
-/// - Google voided purchases of orders no period holds (refunds left out): the products, likewise;
+/// - Google purchase tokens only notifications name (no period is built for them): the products, likewise;
+/// - Google voided purchases of orders no period or purchase holds (refunds left out): the products, likewise;
 /// - with `--currency`, month and currency pairs without an FX rate.
 struct HTMLWarnings: Sendable {
     let tables: ReportTables
@@ -68,8 +67,8 @@ struct HTMLWarnings: Sendable {
         let notified = tables.notifiedOnlyTokens
         if !notified.isEmpty {
             out += "<p class=\"banner\" id=\"warning-notification-only\" role=\"note\"><strong>Subscriptions, revenue and MRR"
-                + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications or"
-                + " voided purchases, which state neither expiry nor price, so no table holds them: "
+                + " understate.</strong> Some Google purchase tokens appear only in real-time developer notifications, which"
+                + " state neither expiry nor price, so no table holds them: "
                 + HTMLText.escape(notified.map { $0.platform.rawValue + " " + $0.productName }.joined(separator: ", "))
                 + ". Archive the subscription resource fetched at each notification (a quarantined one counts as"
                 + " missing). <code>summary.json</code> counts them"
@@ -78,9 +77,10 @@ struct HTMLWarnings: Sendable {
         let unplaced = tables.unplacedRefunds
         if !unplaced.isEmpty {
             out += "<p class=\"banner\" id=\"warning-unplaced-refunds\" role=\"note\"><strong>Refunds understate.</strong>"
-                + " Some Google voided purchases name an order no record showed, so neither its charge nor its refund is"
-                + " counted: " + HTMLText.escape(unplaced.map { $0.platform.rawValue + " " + $0.productName }.joined(separator: ", "))
-                + ". Archive the subscription resource fetched at each notification. <code>summary.json</code> counts them"
+                + " Some Google voided purchases name an order no other record showed, so neither its charge nor its refund"
+                + " is counted: " + HTMLText.escape(unplaced.map { $0.platform.rawValue + " " + $0.productName }.joined(separator: ", "))
+                + ". Archive the purchase's resource (a subscription's at each notification, a product's)."
+                + " <code>summary.json</code> counts them"
                 + " under <code>warnings</code> (<code>unplaced_refunds</code>).</p>\n"
         }
         let missing = tables.missingExchangeRates

@@ -66,8 +66,8 @@ public enum SummaryJSON {
     /// overstate where the offer cost less) with theirs, `assumed_paid_periods` (Google first orders whose resources
     /// showed no payment, counted as paid though one may have been an unconverted free trial) with theirs,
     /// `proration_periods` (of the unpriced transactions, Google proration periods, whose charge no payload states)
-    /// with theirs, `notification_only_tokens` (Google purchase tokens only notifications or voided purchases name, which give no period,
-    /// so every table leaves them out) with theirs, `unplaced_refunds` (Google voided purchases of orders no period
+    /// with theirs, `notification_only_tokens` (Google purchase tokens only notifications name, which give no period,
+    /// so every table leaves them out) with theirs, `unplaced_refunds` (Google voided purchases of orders no period or purchase
     /// holds, left out of `refunds`) with theirs, and with
     /// `--currency` the `missing_fx_rates` (`YYYY-MM CUR`) whose converted cells are empty. Every key is always
     /// there, zero or empty when nothing is missing.

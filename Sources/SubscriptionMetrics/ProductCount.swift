@@ -14,9 +14,9 @@ import Facts
 /// - ``ReportTables/prorationPeriodProducts``: of the unpriced transactions, Google proration periods, whose charge
 ///   no payload states (nothing, a prorated difference or the full price): no price list prices them, and MRR
 ///   counts them at the plan's recurring price;
-/// - ``ReportTables/notifiedOnlyTokens``: Google purchase tokens only notifications or voided purchases name,
-///   which give no period (there `transactions` counts tokens);
-/// - ``ReportTables/unplacedRefunds``: Google voided purchases of orders no period holds, refunds left out of
+/// - ``ReportTables/notifiedOnlyTokens``: Google purchase tokens only notifications name, which give no period
+///   (there `transactions` counts tokens);
+/// - ``ReportTables/unplacedRefunds``: Google voided purchases of orders no period or purchase holds, refunds left out of
 ///   `refunds` (there `transactions` counts voids).
 ///
 /// The report says each on stderr, in `summary.json` `warnings` and in report.html.

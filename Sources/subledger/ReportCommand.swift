@@ -139,9 +139,13 @@ struct ReportArguments: ParsableArguments {
 
     func timeZoneValue() throws -> TimeZone {
         // Foundation also reads `GMT+5` or `UTC+3` as a fixed offset east of UTC; IANA's `Etc/GMT+5` is 5 hours
-        // west. No IANA name starts so, and taking one would put every instant in the wrong month by its sign.
+        // west. Taking one would put every instant in the wrong month by its sign; only the zero offsets (`GMT+0`,
+        // `GMT-0`, IANA names too) read the same either way.
         let offsetPrefixes = ["GMT+", "GMT-", "UTC+", "UTC-"]
-        guard !offsetPrefixes.contains(where: { timezone.uppercased().hasPrefix($0) }), let zone = TimeZone(identifier: timezone) else {
+        let signedOffset = offsetPrefixes.contains { prefix in
+            timezone.uppercased().hasPrefix(prefix) && !timezone.dropFirst(prefix.count).allSatisfy { $0 == "0" }
+        }
+        guard !signedOffset, let zone = TimeZone(identifier: timezone) else {
             throw CommandFailure.usage("unknown time zone '\(timezone)': give an IANA name such as UTC, Asia/Tokyo or Etc/GMT-5 (5 hours east of UTC)")
         }
         return zone

@@ -118,11 +118,11 @@ extension ReportJob.Outcome {
             let count = notified.reduce(0) { $0 + $1.transactions }
             logger.warning("""
                 \(count) Google purchase token\(count == 1 ? "" : "s") appear\(count == 1 ? "s" : "") only in real-time \
-                developer notifications or voided purchases (\(notified.counted)): neither states expiry nor price, so no \
-                period is built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
-                (subscriptions, revenue, refunds and MRR understate, and a linked plan change may read as a churn): \
-                archive the purchases.subscriptionsv2.get resource fetched at each notification, or release a \
-                quarantined one (`subledger quarantine` lists them)
+                developer notifications (\(notified.counted)): an RTDN states neither expiry nor price, so no period is \
+                built for \(count == 1 ? "it" : "them") and every table leaves \(count == 1 ? "it" : "them") out \
+                (subscriptions, revenue and MRR understate, and a linked plan change may read as a churn): archive the \
+                purchases.subscriptionsv2.get resource fetched at each notification, or release a quarantined one \
+                (`subledger quarantine` lists them)
                 """, metadata: ["notification_only_tokens": "\(count)",
                                 "notification_only_token_products": "\(notified.names)"])
         }
@@ -130,11 +130,12 @@ extension ReportJob.Outcome {
         if !unplaced.isEmpty {
             let count = unplaced.reduce(0) { $0 + $1.transactions }
             logger.warning("""
-                \(count) Google voided purchase\(count == 1 ? "" : "s") name\(count == 1 ? "s" : "") an order no record \
-                showed and none could be filled in (\(unplaced.counted)): \(count == 1 ? "its" : "their") refund\
+                \(count) Google voided purchase\(count == 1 ? "" : "s") name\(count == 1 ? "s" : "") an order no other \
+                record showed and none could be filled in (\(unplaced.counted)): \(count == 1 ? "its" : "their") refund\
                 \(count == 1 ? " is" : "s are") left out, so refunds understate and the charge\(count == 1 ? "" : "s") \
-                refunded \(count == 1 ? "is" : "are") missing from gross: archive the subscription resource fetched at \
-                each notification (`subledger quarantine` lists any that could not be read)
+                refunded \(count == 1 ? "is" : "are") missing from gross: archive the purchase's resource (a subscription's \
+                purchases.subscriptionsv2.get at each notification, a product's purchases.products.get), or release a \
+                quarantined one (`subledger quarantine` lists them)
                 """, metadata: ["unplaced_refunds": "\(count)", "unplaced_refund_products": "\(unplaced.names)"])
         }
         let missing = tables.missingExchangeRates

@@ -151,12 +151,17 @@ import Testing
         #expect(translator.translate(try record(.appleNotificationV1, json: other)).parts.isEmpty)
         let elsewhere = other.replacingOccurrences(of: #""original_transaction_id": 2000"#, with: #""original_transaction_id": 4000"#)
         #expect(translator.translate(try record(.appleNotificationV1, json: elsewhere)).parts.map(\.path) == ["notification_type"])
-        // Nor does an upgrade's cancellation (no refund), nor a refund older than Apple's retries of this notice.
-        let received = Envelope(receivedAt: 1_709_450_000_000 + 5 * 86_400_000)
+        // A refund logged some days late is still this one; one more than 30 days before the notice is an older one.
+        let late = Envelope(receivedAt: 1_709_450_000_000 + 5 * 86_400_000)
+        #expect(translator.translate(try record(.appleNotificationV1, json: other, envelope: late)).parts.isEmpty)
+        let older = Envelope(receivedAt: 1_709_450_000_000 + 31 * 86_400_000)
+        #expect(translator.translate(try record(.appleNotificationV1, json: other, envelope: older)).parts.map(\.path) == ["notification_type"])
+        // An upgrade's cancellation explains a CANCEL (Apple sent one for upgrades before April 2021), never a
+        // REFUND.
         let upgraded = other.replacingOccurrences(of: #""cancellation_date_ms": "1709450000000","#,
                                                   with: #""cancellation_date_ms": "1709450000000", "is_upgraded": "true","#)
-        #expect(translator.translate(try record(.appleNotificationV1, json: upgraded)).parts.map(\.path) == ["notification_type"])
-        #expect(translator.translate(try record(.appleNotificationV1, json: other, envelope: received)).parts.map(\.path) == ["notification_type"])
+        #expect(translator.translate(try record(.appleNotificationV1, json: upgraded)).parts.map(\.path)
+                == (type == "CANCEL" ? [] : ["notification_type"]))
     }
 
     /// DID_RECOVER (and RENEWAL, its name before 2021): "successful automatic renewal of an expired subscription

@@ -142,6 +142,15 @@ import Testing
         #expect(status.duplicate == 0)
         _ = try job(fresh).run(inputs: [input])
         #expect(try fresh.open(.readOnly).contentDigest() == ledger.open(.readOnly).contentDigest())
+        // Content rewritten under the same path keeps the entry, though its line of that number begins with the
+        // same bytes (tokens 1000-1011 are logged at the same times as 0-11): it does not continue what was read.
+        let rotated = directory.file("rotated.ndjson")
+        try complete.prefix(last - lines[24].utf8.count + 41).write(to: URL(fileURLWithPath: rotated))
+        _ = try job(ledger).run(inputs: [rotated])
+        try IngestFixtures.write(IngestFixtures.lines(1000..<1012), to: rotated)
+        let rewritten = try job(ledger).run(inputs: [rotated]).statistics
+        #expect(rewritten.read == lines.count)
+        #expect(try ledger.open(.readOnly).statistics().quarantined == 1)
     }
 
     /// Each payload keeps the dictionary it was compressed with: after a first run of a few records, whose

@@ -15,6 +15,7 @@ struct ReportProcessTests {
             (["report", "--timezone", "Mars/Base"], "unknown time zone 'Mars/Base'"),
             // Foundation reads `GMT+5` as 5 hours east; IANA's Etc/GMT+5 is 5 hours west: neither is guessed.
             (["report", "--timezone", "GMT+5"], "unknown time zone 'GMT+5'"),
+            (["report", "--timezone", "UTC-3"], "unknown time zone 'UTC-3'"),
             (["report", "--format", "pdf"], "--format 'pdf' is not one of csv, json, html"),
             (["report", "--currency", "USD"], "--currency needs --fx-rates"),
             (["report", "--as-of", "yesterday"], "--as-of 'yesterday' is not an RFC 3339 time"),
@@ -29,6 +30,9 @@ struct ReportProcessTests {
         try Simulation(subscribers: 20, months: 3, seed: 5).write(to: simulation)
         _ = try SubledgerProcess.run(["ingest", "--db", "l.sqlite", "--apple-root-ca", "sim/apple-root.der", "sim/archives"],
                                      in: workspace, tag: "ingest")
+        // A zero offset reads the same either way: `GMT-0` is an IANA name too.
+        let zero = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--out", "zero", "--timezone", "GMT-0"], in: workspace, tag: "zero")
+        #expect(zero.status == 0, "\(zero.stderr)")
         let badPrices = try SubledgerProcess.run(["report", "--db", "l.sqlite", "--prices", "bad-prices.csv"], in: workspace, tag: "prices")
         #expect(badPrices.status == 2)
         #expect(badPrices.stderr.contains("line 2"), "\(badPrices.stderr)")

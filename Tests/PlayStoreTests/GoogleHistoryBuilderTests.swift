@@ -160,19 +160,25 @@ struct GoogleHistoryBuilderTests {
         #expect(builder.history(id: "tok-rtdn-only", facts: tested).notifiedOnlyTokens.isEmpty)
     }
 
-    /// A token only a voided purchase names (the voided-purchases list names every refunded order of the app,
-    /// archived or not) refunds a charge no table holds, and is listed alike; no void names a product. A voided
-    /// one-time product whose purchase is archived is no such token.
+    /// A token only voided purchases name (the voided-purchases list names refunded orders of the app, archived or
+    /// not, one-time products by default) refunds a charge no table holds: its void is listed as unplaced, once
+    /// though both the list and the RTDN name it; no void names a product. A voided one-time product whose
+    /// purchase is archived is no such token.
     @Test func aTokenOnlyAVoidNamesIsListed() throws {
         let bought = ms("2024-05-02T08:00:00Z")
         var archive = Archive()
         try archive.voidedRTDN("tok-void-only", order: "GPA.3300-0000-0000-00001", refundType: 1, at: bought + day)
+        archive.add(try record(.googleVoidedPurchase, """
+            {"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"tok-void-only",\
+            "purchaseTimeMillis":"\(bought)","voidedTimeMillis":"\(bought + day)","orderId":"GPA.3300-0000-0000-00001",\
+            "voidedSource":0,"voidedReason":1}]}
+            """, receivedAt: bought + 2 * day))
         let history = builder.history(id: "tok-void-only", facts: archive.facts)
-        #expect(history.periods.isEmpty && history.purchases.isEmpty)
-        #expect(history.notifiedOnlyTokens == [NotifiedToken(productId: "", firstNotifiedAt: bought + day)])
+        #expect(history.periods.isEmpty && history.purchases.isEmpty && history.notifiedOnlyTokens.isEmpty)
+        #expect(history.unplacedRefunds == [UnplacedRefund(productId: "", voidedAt: bought + day)])
         try archive.product("tok-void-only", "coins_100", order: "GPA.3300-0000-0000-00001", quantity: 1, at: bought)
         let bought100 = builder.history(id: "tok-void-only", facts: archive.facts)
-        #expect(bought100.notifiedOnlyTokens.isEmpty)
+        #expect(bought100.unplacedRefunds.isEmpty)
         #expect(bought100.purchases.count == 1)
     }
 
