@@ -86,7 +86,8 @@ struct RecordPipeline {
     /// Threads that parse and translate: one per core (at least two, so that reading and writing overlap the
     /// work even on one core, at most eight, beyond which the single store thread sets the pace anyway).
     var workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
-    /// Queued records read per page (each page is one short read of the ledger).
+    /// Queued records read per page at most (each page is one short read of the ledger); fewer when their payloads
+    /// are large (``queueBytes`` a page, about).
     var queuePage = 4_096
 
     /// Runs `sources` through the stages into `ledger`, on this thread as the store.
@@ -360,6 +361,7 @@ struct RecordPipeline {
         let cutLines = CutLines(quarantinedTails)
         let dictionaries = dictionaries
         let queuePage = queuePage
+        let queueBytes = queueBytes
         let thread = Thread {
             defer { for queue in queues { queue.producerDone() } }
             var dealer = Dealer(queues: queues, batchSize: batchSize, batchBytes: batchBytes, cutLines: cutLines,
@@ -368,7 +370,7 @@ struct RecordPipeline {
                 for source in sources {
                     switch source {
                     case .queue(let reader):
-                        try dealer.readQueue(reader, pageSize: queuePage)
+                        try dealer.readQueue(reader, pageSize: queuePage, pageBytes: queueBytes)
                     case .manifestFiles(let files):
                         for recorded in files {
                             guard let current = try? FileFingerprint.of(path: recorded.path) else {
@@ -547,12 +549,22 @@ private struct Dealer {
     }
 
     /// Hands over the reprocess queue, page by page.
-    mutating func readQueue(_ reader: any ReprocessQueueReader, pageSize: Int) throws {
+    /// Pages hold up to `pageSize` records and about `pageBytes` of payloads: the first page is one record, and
+    /// each next one as large as the pages so far, averaged per record, allow (a page of 4,096 records of 12 MB
+    /// each held gigabytes).
+    mutating func readQueue(_ reader: any ReprocessQueueReader, pageSize: Int, pageBytes: Int) throws {
+        var limit = 1
+        var (records, bytes) = (0, 0)
         while true {
-            let page = try reader.nextPage(limit: pageSize)
-            for queued in page { try add(IngestBatchQueue.Record(queued)) }
+            let page = try reader.nextPage(limit: limit)
+            for queued in page {
+                bytes += queued.payload.bytes.count
+                try add(IngestBatchQueue.Record(queued))
+            }
             try flush()
-            guard page.count == pageSize else { return }
+            guard page.count == limit else { return }
+            records += page.count
+            limit = max(1, min(pageSize, pageBytes / max(1, bytes / records)))
         }
     }
 }
