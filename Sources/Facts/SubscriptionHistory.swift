@@ -24,11 +24,11 @@ public struct SubscriptionHistory: Sendable, Hashable {
     /// Google purchase tokens of this chain that only notifications name (RTDNs, no subscription resource): an
     /// RTDN states neither an expiry nor a price, so such a token gives no period, and the report says how many
     /// there are rather than leave them out unsaid. Empty for Apple, whose notifications carry their transactions.
-    public var notifiedOnlyTokens: [NotifiedToken] = []
+    public var notifiedOnlyTokens: [UnheldStatement] = []
     /// Google voided purchases of this chain that no period or one-time purchase holds (an order no record showed
     /// and none could be filled in, or a token only voids name): refunds of charges no table holds, which the
     /// report counts rather than drop unsaid.
-    public var unplacedRefunds: [UnplacedRefund] = []
+    public var unplacedRefunds: [UnheldStatement] = []
 
     public init(platform: Platform, id: String, periods: [Period] = [], episodes: [BillingEpisode] = [],
                 purchases: [OneTimePurchase] = [], currencies: [String] = []) {
@@ -41,29 +41,20 @@ public struct SubscriptionHistory: Sendable, Hashable {
     }
 }
 
-/// A Google purchase token that only real-time developer notifications name (``SubscriptionHistory/notifiedOnlyTokens``).
-public struct NotifiedToken: Sendable, Hashable {
-    /// The notifications' `subscriptionId`; empty when none states one.
+/// Something a Google record states that no table holds, which the report counts per product rather than leave
+/// out unsaid: a purchase token only notifications name (``SubscriptionHistory/notifiedOnlyTokens``), a voided
+/// purchase no period or purchase holds (``SubscriptionHistory/unplacedRefunds``).
+public struct UnheldStatement: Sendable, Hashable {
+    /// The product the records name (a notification's `subscriptionId`, the token's orders'); empty when none
+    /// does (a voided purchase names none).
     public var productId: String
-    /// The event time of its first notification (ms, UTC): a report as of an earlier time does not count it.
-    public var firstNotifiedAt: Millis
+    /// When it was first stated (the first notification's event time, the voiding; ms, UTC): a report as of an
+    /// earlier time does not count it.
+    public var at: Millis
 
-    public init(productId: String, firstNotifiedAt: Millis) {
+    public init(productId: String, at: Millis) {
         self.productId = productId
-        self.firstNotifiedAt = firstNotifiedAt
-    }
-}
-
-/// A Google voided purchase no period holds (``SubscriptionHistory/unplacedRefunds``).
-public struct UnplacedRefund: Sendable, Hashable {
-    /// The product of the token's orders; empty when no record names one (a voided purchase names none).
-    public var productId: String
-    /// When the order was voided (ms, UTC): a report as of an earlier time does not count it.
-    public var voidedAt: Millis
-
-    public init(productId: String, voidedAt: Millis) {
-        self.productId = productId
-        self.voidedAt = voidedAt
+        self.at = at
     }
 }
 

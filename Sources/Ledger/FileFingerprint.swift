@@ -21,6 +21,12 @@ public struct FileFingerprint: Sendable, Hashable {
     /// Hashes the file in 1 MiB chunks: memory stays constant whatever the file's size. The fingerprint's
     /// ``path`` is the path's text (``InputPath/description``); the file is opened by its bytes.
     public static func of(_ path: InputPath) throws(LedgerError) -> FileFingerprint {
+        try of(path, firstBytes: .max)
+    }
+
+    /// The fingerprint of the file's first `count` bytes (all of them when it is shorter): whether a file grew from
+    /// a version read before is whether this, at that version's size, is that version's fingerprint.
+    public static func of(_ path: InputPath, firstBytes count: Int64) throws(LedgerError) -> FileFingerprint {
         let name = path.description
         let descriptor = path.withCString { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard descriptor >= 0 else {
@@ -31,15 +37,15 @@ public struct FileFingerprint: Sendable, Hashable {
         var size: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
+        while size < count {
+            let got = read(descriptor, buffer.baseAddress, Int(min(Int64(buffer.count), count - size)))
+            if got < 0 {
                 if errno == EINTR { continue }
                 throw LedgerError(kind: .unreadableFile, path: name, message: "read failed: \(String(cString: strerror(errno)))")
             }
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            size += Int64(count)
+            if got == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+            size += Int64(got)
         }
         return FileFingerprint(path: name, size: size, sha256: hasher.finalize().hexString)
     }

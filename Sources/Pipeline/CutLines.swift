@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Ingest
 import Ledger
@@ -21,8 +20,8 @@ struct CutLines: Sendable {
     func completable(in file: FileFingerprint, at path: InputPath,
                      decompressor: PayloadDecompressor) -> [Int64: (key: String, raw: [UInt8])] {
         guard let tails = byFile[file.path], let lastRead = tails.first?.lastRead, file.size > lastRead.size,
-              let reader = PrefixReader(path) else { return [:] }
-        guard reader.sha256(ofFirst: lastRead.size) == lastRead.sha256 else { return [:] }
+              (try? FileFingerprint.of(path, firstBytes: lastRead.size)) == lastRead,
+              let reader = TailReader(path) else { return [:] }
         var completable: [Int64: (key: String, raw: [UInt8])] = [:]
         for tail in tails {
             guard let raw = decompressor.decompress(tail.payload.bytes, dictionaryId: tail.payload.dictionaryId),
@@ -41,26 +40,13 @@ struct CutLines: Sendable {
     }
 }
 
-/// Reads the beginning of a file by position, for ``CutLines``.
-private struct PrefixReader {
+/// Reads bytes of a file by position, for ``CutLines``.
+private struct TailReader {
     private let handle: FileHandle
 
     init?(_ path: InputPath) {
         guard let handle = FileHandle(forReadingAtPath: path.description) else { return nil }
         self.handle = handle
-    }
-
-    /// Lowercase hex SHA-256 of the first `count` bytes, in 1 MiB chunks; `nil` when the file is shorter.
-    func sha256(ofFirst count: Int64) -> String? {
-        var hasher = SHA256()
-        var offset: Int64 = 0
-        while offset < count {
-            let chunk = Int(min(count - offset, 1 << 20))
-            guard let bytes = self.bytes(at: offset, count: chunk) else { return nil }
-            hasher.update(data: bytes)
-            offset += Int64(chunk)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// `count` bytes at `offset`; `nil` when fewer are there.

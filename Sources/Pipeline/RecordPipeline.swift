@@ -76,8 +76,8 @@ struct RecordPipeline {
     /// Bytes of records per batch handed between threads at most (a batch closes at ``batchSize`` records or at
     /// this size): records may be up to 16 MiB each, and every queue is bounded in bytes as well as in batches.
     var batchBytes = 1 << 20
-    /// Items a reader-to-worker queue holds before the reader waits (and at most 8 MiB of records). The
-    /// worker-to-store queues hold six times as many (and at most 8 MiB): a translated record is small (keys,
+    /// Items a reader-to-worker queue holds before the reader waits (and at most ``queueBytes`` of records). The
+    /// worker-to-store queues hold six times as many (and as many bytes): a translated record is small (keys,
     /// facts and a compressed payload), and the slack lets the workers go on while the store commits.
     var batchesInFlight = 6
     /// Bytes of records a queue between threads holds at most (a queue holding nothing takes one batch of any

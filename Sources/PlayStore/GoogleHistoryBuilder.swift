@@ -30,24 +30,24 @@ public struct GoogleHistoryBuilder: Sendable {
         var episodes: [BillingEpisode] = []
         var purchases: [OneTimePurchase] = []
         var currencies: Set<String> = []
-        var notifiedOnly: [NotifiedToken] = []
-        var unplaced: [UnplacedRefund] = []
+        var notifiedOnly: [UnheldStatement] = []
+        var unplaced: [UnheldStatement] = []
         for token in tokens {
             // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED) never had one.
             let notices = token.events.filter { $0.type != GoogleNotificationType.pendingPurchaseCanceled.rawValue }
             if token.snapshots.isEmpty, let first = notices.first {
                 let product = notices.first { $0.productId != nil }?.productId ?? ""
-                notifiedOnly.append(NotifiedToken(productId: product, firstNotifiedAt: first.at))
+                notifiedOnly.append(UnheldStatement(productId: product, at: first.at))
             }
             let timeline = TokenTimeline(token)
             var periods = timeline.periods
             periods += renewalsProvenByVoids(token, after: periods, episodes: timeline.episodes)
-            applyRevocations(token, to: &periods)
+            let unmatched = applyRevocations(token, to: &periods)
             periodsByToken[token.token] = periods
             episodes += timeline.episodes
             let bought = oneTimePurchases(token, hasPeriods: !periods.isEmpty)
             purchases += bought
-            if bought.isEmpty { unplaced += unplacedVoids(token, periods: periods) }
+            if bought.isEmpty { unplaced += unplacedVoids(unmatched, of: token, periods: periods) }
             for snapshot in token.snapshots { if let c = snapshot.currency { currencies.insert(c) } }
             for fact in token.oneTimes { if let c = fact.currency { currencies.insert(c) } }
         }
@@ -122,13 +122,13 @@ public struct GoogleHistoryBuilder: Sendable {
         return proven
     }
 
-    /// The voids of a token (not a one-time purchase's, which refund it) that no order of `periods` holds: a
-    /// voided order no record showed and no rule could fill in (after a free trial, an introductory order, a
-    /// billing issue), a void without an order id before the first order, or any void of a token nothing else
-    /// shows (the voided-purchases list names refunded orders of the app, archived or not, one-time products by
-    /// default). Each refunds a charge no table holds, and the report says so. The same void listed and notified
-    /// (its RTDN) is one: by order id, else by time within a day.
-    func unplacedVoids(_ token: TokenFacts, periods: [Period]) -> [UnplacedRefund] {
+    /// `unmatched`, the voids of a token (not a one-time purchase's, which refund it) that no order of `periods`
+    /// holds (``applyRevocations(_:to:)``): a voided order no record showed and no rule could fill in (after a free
+    /// trial, an introductory order, a billing issue), a void without an order id before the first order, or any
+    /// void of a token nothing else shows (the voided-purchases list names refunded orders of the app, archived or
+    /// not, one-time products by default). Each refunds a charge no table holds, and the report says so. The same
+    /// void listed and notified (its RTDN) is one: by order id, else by time within a day.
+    func unplacedVoids(_ unmatched: [TokenFacts.Voided], of token: TokenFacts, periods: [Period]) -> [UnheldStatement] {
         let named: [String?] = [periods.last?.productId, token.snapshots.last?.productId,
                                 token.events.first { $0.productId != nil }?.productId,
                                 token.oneTimeEvents.first { $0.productId != nil }?.productId,
@@ -136,39 +136,38 @@ public struct GoogleHistoryBuilder: Sendable {
         let product = named.lazy.compactMap { $0 }.first ?? ""
         var orders: Set<String> = []
         var unordered: [Millis] = []
-        var unplaced: [UnplacedRefund] = []
-        for void in token.voids.sorted(by: { $0.at < $1.at }) {
+        var unplaced: [UnheldStatement] = []
+        for void in unmatched.sorted(by: { $0.at < $1.at }) {
             if let order = void.order {
-                guard !periods.contains(where: { $0.id == order }), orders.insert(order).inserted else { continue }
+                guard orders.insert(order).inserted else { continue }
             } else {
-                guard !periods.contains(where: { $0.start <= void.at }),
-                      !unordered.contains(where: { abs($0 - void.at) <= 86_400_000 }) else { continue }
+                guard !unordered.contains(where: { abs($0 - void.at) <= 86_400_000 }) else { continue }
                 unordered.append(void.at)
             }
-            unplaced.append(UnplacedRefund(productId: product, voidedAt: void.at))
+            unplaced.append(UnheldStatement(productId: product, at: void.at))
         }
         return unplaced
     }
 
     /// Voided orders (by order id; without one, the order current at the voiding) and REVOKED notifications
     /// (the order current then) set `revokedAt`, the earliest statement winning.
-    func applyRevocations(_ token: TokenFacts, to periods: inout [Period]) {
+    /// - Returns: the voids no period holds.
+    func applyRevocations(_ token: TokenFacts, to periods: inout [Period]) -> [TokenFacts.Voided] {
         func revoke(_ index: Int, at t: Millis) {
             periods[index].revokedAt = min(periods[index].revokedAt ?? t, t)
         }
         func current(at t: Millis) -> Int? {
             periods.lastIndex { $0.start <= t && t < $0.end } ?? periods.lastIndex { $0.start <= t }
         }
+        var unmatched: [TokenFacts.Voided] = []
         for void in token.voids {
-            if let order = void.order {
-                if let index = periods.firstIndex(where: { $0.id == order }) { revoke(index, at: void.at) }
-            } else if let index = current(at: void.at) {
-                revoke(index, at: void.at)
-            }
+            let index = void.order.map { order in periods.firstIndex { $0.id == order } } ?? current(at: void.at)
+            if let index { revoke(index, at: void.at) } else { unmatched.append(void) }
         }
         for event in token.events where event.type == GoogleNotificationType.revoked.rawValue {
             if let index = current(at: event.at) { revoke(index, at: event.at) }
         }
+        return unmatched
     }
 
     /// The one-time product bought with this token: from `purchases.products.get` showing it purchased

@@ -50,11 +50,11 @@ public struct MetricsEngine: Sendable {
         retention.add(timeline, prices: options.prices, months: &months)
         trials.add(timeline, months: &months)
         grace.add(timeline, months: &months)
-        for token in history.notifiedOnlyTokens where token.firstNotifiedAt <= options.asOf {
-            notifiedOnly[history.platform, default: [:]][token.productId, default: 0] += 1
-        }
-        for refund in history.unplacedRefunds where refund.voidedAt <= options.asOf {
-            unplacedRefunds[history.platform, default: [:]][refund.productId, default: 0] += 1
+        for (statements, counts) in [(history.notifiedOnlyTokens, \Self.notifiedOnly),
+                                     (history.unplacedRefunds, \Self.unplacedRefunds)] {
+            for statement in statements where statement.at <= options.asOf {
+                self[keyPath: counts][history.platform, default: [:]][statement.productId, default: 0] += 1
+            }
         }
     }
 

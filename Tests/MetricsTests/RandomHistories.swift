@@ -92,11 +92,11 @@ enum RandomHistories {
                                               currencies: currencies.sorted())
             // A linked Google token only notifications name (chosen without a draw): counted, never a period.
             if platform == .google, id.utf8.count % 3 == 0 {
-                history.notifiedOnlyTokens = [NotifiedToken(productId: product.id, firstNotifiedAt: t)]
+                history.notifiedOnlyTokens = [UnheldStatement(productId: product.id, at: t)]
             }
             // And a void of an order no period holds.
             if platform == .google, id.utf8.count % 3 == 1 {
-                history.unplacedRefunds = [UnplacedRefund(productId: product.id, voidedAt: t)]
+                history.unplacedRefunds = [UnheldStatement(productId: product.id, at: t)]
             }
             return history
         }

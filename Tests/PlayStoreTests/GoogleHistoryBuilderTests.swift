@@ -148,7 +148,7 @@ struct GoogleHistoryBuilderTests {
         try archive.rtdn("tok-rtdn-only", "premium_yearly", 2, at: bought + 365 * day)
         let history = builder.history(id: "tok-rtdn-only", facts: archive.facts)
         #expect(history.periods.isEmpty && history.purchases.isEmpty)
-        #expect(history.notifiedOnlyTokens == [NotifiedToken(productId: "premium_yearly", firstNotifiedAt: bought)])
+        #expect(history.notifiedOnlyTokens == [UnheldStatement(productId: "premium_yearly", at: bought)])
         // A pending purchase cancelled before it was paid (SUBSCRIPTION_PENDING_PURCHASE_CANCELED, 20) never had a
         // period to leave out.
         var pending = Archive()
@@ -175,7 +175,7 @@ struct GoogleHistoryBuilderTests {
             """, receivedAt: bought + 2 * day))
         let history = builder.history(id: "tok-void-only", facts: archive.facts)
         #expect(history.periods.isEmpty && history.purchases.isEmpty && history.notifiedOnlyTokens.isEmpty)
-        #expect(history.unplacedRefunds == [UnplacedRefund(productId: "", voidedAt: bought + day)])
+        #expect(history.unplacedRefunds == [UnheldStatement(productId: "", at: bought + day)])
         try archive.product("tok-void-only", "coins_100", order: "GPA.3300-0000-0000-00001", quantity: 1, at: bought)
         let bought100 = builder.history(id: "tok-void-only", facts: archive.facts)
         #expect(bought100.unplacedRefunds.isEmpty)
@@ -326,7 +326,7 @@ struct GoogleHistoryBuilderTests {
             "voidedTimeMillis":"\(voided + 20 * day)","orderId":"GPA.7..1","voidedSource":0,"voidedReason":1}]}
             """, receivedAt: voided + 21 * day))
         let unplaced = builder.history(id: token, facts: trial.facts)
-        #expect(unplaced.unplacedRefunds == [UnplacedRefund(productId: product, voidedAt: voided + 20 * day)])
+        #expect(unplaced.unplacedRefunds == [UnheldStatement(productId: product, at: voided + 20 * day)])
         #expect(unplaced.periods.allSatisfy { $0.revokedAt == nil })
     }
 
